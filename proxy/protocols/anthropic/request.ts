@@ -104,6 +104,7 @@ function userMessages(blocks: AnthropicContentBlock[], notes: string[]): ChatMes
   for (const block of blocks) {
     if (block.type === 'text') parts.push(textPart(block.text));
     else if (block.type === 'image') parts.push(imagePart(imageUrl(block)));
+    else if (block.type === 'search_result') parts.push(textPart(searchResultText(block)));
     else if (block.type === 'tool_result') {
       const content = toolResultContent(block, toolImages, notes);
       toolMessages.push({ role: 'tool', tool_call_id: chatCallId(block.tool_use_id), content });
@@ -163,6 +164,7 @@ function toolResultContent(
     if (part.type === 'text') texts.push(part.text);
     else if (part.type === 'image') toolImages.push(imagePart(imageUrl(part)));
     else if (part.type === 'tool_reference') foundTools.push(part.tool_name);
+    else if (part.type === 'search_result') texts.push(searchResultText(part));
     else notes.push(`dropped a ${part.originalType} block inside a tool result`);
   }
   // A deferred tool is offered to chat as a plain function (its defer_loading dropped), so a search's
@@ -182,6 +184,12 @@ function textOf(
     else noteDropped(block, notes);
   }
   return texts.join('\n\n');
+}
+
+/** Chat has no search result part: its text goes with the title and source the model would cite. */
+function searchResultText(block: { title: string; source: string; content: { text: string }[] }): string {
+  const texts = block.content.map((part) => part.text).join('\n\n');
+  return `<search_result>\ntitle: ${block.title}\nsource: ${block.source}\n\n${texts}\n</search_result>`;
 }
 
 function imageUrl(block: AnthropicImageBlock): string {

@@ -23,11 +23,24 @@ function buildSchemas() {
   // What a client-run tool search found (Claude Code's ToolSearch): Anthropic loads the named deferred tool.
   const toolReferenceBlock = z.object({ type: z.literal('tool_reference'), tool_name: z.string().min(1) });
 
+  // Search results a client found (RAG) and gives the model to cite, in a turn or a tool's result.
+  const searchResultBlock = z.object({
+    type: z.literal('search_result'),
+    source: z.string(),
+    title: z.string(),
+    content: z.array(textBlock),
+  });
+
   const toolResultBlock = z.object({
     type: z.literal('tool_result'),
     tool_use_id: z.string().min(1),
     content: z
-      .union([z.string(), z.array(typedBlockSchema({ text: textBlock, image: imageBlock, tool_reference: toolReferenceBlock }))])
+      .union([
+        z.string(),
+        z.array(
+          typedBlockSchema({ text: textBlock, image: imageBlock, tool_reference: toolReferenceBlock, search_result: searchResultBlock }),
+        ),
+      ])
       .optional(),
     is_error: z.boolean().optional(),
   });
@@ -41,6 +54,7 @@ function buildSchemas() {
     thinking: z.object({ type: z.literal('thinking'), thinking: z.string().optional(), signature: z.string().optional() }),
     redacted_thinking: z.object({ type: z.literal('redacted_thinking') }),
     document: z.object({ type: z.literal('document') }),
+    search_result: searchResultBlock,
   });
 
   // A tool without `type` is a custom tool; a typed one is Anthropic-defined (definedTools.ts): a client

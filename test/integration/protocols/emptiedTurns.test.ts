@@ -24,7 +24,7 @@ describe('a last turn no chat message can carry, through a translated route', ()
       {
         model: 'gpt-4o-mini',
         max_tokens: 50,
-        messages: [...earlier, { role: 'user', content: [{ type: 'search_result', source: 's', title: 't', content: [] }] }],
+        messages: [...earlier, { role: 'user', content: [{ type: 'container_upload', file_id: 'file_1' }] }],
       },
       (answer: Record<string, unknown>) => (answer['error'] as { type: string; message: string }).message,
     ],

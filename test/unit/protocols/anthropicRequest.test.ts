@@ -157,6 +157,46 @@ describe('anthropicToChatRequest: messages', () => {
       ],
     },
     {
+      // A search_result block (RAG's results, in a turn or a tool's result) is text with a title and a source:
+      // chat has no such part, and dropped, the model never saw what was found.
+      name: 'search_result blocks become text naming their title and source, in a turn and in a tool result',
+      body: {
+        messages: [
+          {
+            role: 'user',
+            content: [
+              {
+                type: 'tool_result',
+                tool_use_id: 'toolu_1',
+                content: [
+                  {
+                    type: 'search_result',
+                    source: 'https://docs.example/a',
+                    title: 'A',
+                    content: [
+                      { type: 'text', text: 'first' },
+                      { type: 'text', text: 'second' },
+                    ],
+                    citations: { enabled: true },
+                  },
+                ],
+              },
+              { type: 'search_result', source: 'kb://b', title: 'B', content: [{ type: 'text', text: 'third' }] },
+              { type: 'text', text: 'answer from these' },
+            ],
+          },
+        ],
+      },
+      messages: [
+        {
+          role: 'tool',
+          tool_call_id: 'toolu_1',
+          content: '<search_result>\ntitle: A\nsource: https://docs.example/a\n\nfirst\n\nsecond\n</search_result>',
+        },
+        { role: 'user', content: '<search_result>\ntitle: B\nsource: kb://b\n\nthird\n</search_result>\n\nanswer from these' },
+      ],
+    },
+    {
       name: 'an image returned by a tool follows the tool messages as a user message',
       body: {
         messages: [

@@ -202,13 +202,13 @@ describe('anthropicToChatRequest: refusals', () => {
         {
           role: 'user',
           content: [
-            { type: 'search_result', source: 'x' },
+            { type: 'container_upload', file_id: 'file_1' },
             { type: 'text', text: 'q' },
           ],
         },
       ],
     });
     expect(result.chatBody['messages']).toEqual([{ role: 'user', content: 'q' }]);
-    expect(result.notes).toEqual(['dropped search_result blocks']);
+    expect(result.notes).toEqual(['dropped container_upload blocks']);
   });
 });

@@ -14,19 +14,15 @@ const earlierTurns = [
 
 /**
  * A user's message of blocks none of which chat can carry was dropped whole: the model then answered
- * the turn before it, billed, and nobody was told (Anthropic's search_result block, a Responses
+ * the turn before it, billed, and nobody was told (Anthropic's container_upload block, a Responses
  * `text` part written as chat writes it). Dropping some blocks of a message that keeps others stays a note.
  */
 describe('a user message that translation would leave empty is refused, naming where and what', () => {
   it.each([
     [
-      'Messages: a last turn of search_result blocks only',
-      () =>
-        messages([
-          ...earlierTurns,
-          { role: 'user', content: [{ type: 'search_result', source: 's', title: 't', content: [{ type: 'text', text: 'q' }] }] },
-        ]),
-      ['messages.2.content', 'search_result', 'text, image, tool_result'],
+      'Messages: a last turn of container_upload blocks only',
+      () => messages([...earlierTurns, { role: 'user', content: [{ type: 'container_upload', file_id: 'file_1' }] }]),
+      ['messages.2.content', 'container_upload', 'text, image, tool_result'],
     ],
     [
       'Messages: Responses parts sent to the Messages API',
@@ -65,11 +61,11 @@ describe('a user message that translation would leave empty is refused, naming w
             role: 'user',
             content: [
               { type: 'text', text: 'hi' },
-              { type: 'search_result', source: 's', title: 't', content: [] },
+              { type: 'container_upload', file_id: 'file_1' },
             ],
           },
         ]),
-      'dropped search_result blocks',
+      'dropped container_upload blocks',
     ],
     [
       'Responses: input_text beside an unknown part',

@@ -77,6 +77,11 @@ function translateMessage(
   if (typeof message.content === 'string') {
     return { ok: true, messages: [{ role: message.role, content: message.content }] };
   }
+  if (message.content.some(holdsFileImage)) {
+    return badRequest(
+      `messages.${index}: an image given by file_id (the Files API) cannot be translated to Chat Completions, which takes an image by URL or its data; send it as base64 or a URL`,
+    );
+  }
   if (message.content.some(holdsDocument)) {
     return unfixableRequest('document blocks (PDF) cannot be translated to Chat Completions; use a model served natively');
   }
@@ -87,6 +92,13 @@ function translateMessage(
     return emptiedUserMessage(`messages.${index}.content`, message.content.map(blockType), 'text, image, tool_result and document blocks');
   }
   return { ok: true, messages: translated };
+}
+
+/** An image the client uploaded to Anthropic's Files API, in the turn or a tool's result: chat has no file ids. */
+function holdsFileImage(block: AnthropicContentBlock): boolean {
+  if (block.type === 'image') return block.source.type === 'file';
+  if (block.type !== 'tool_result' || !Array.isArray(block.content)) return false;
+  return block.content.some((part) => part.type === 'image' && part.source.type === 'file');
 }
 
 /** A document, or a tool's result holding one (Claude Code's Read of a PDF): no chat part carries it. */
@@ -192,7 +204,9 @@ function searchResultText(block: { title: string; source: string; content: { tex
   return `<search_result>\ntitle: ${block.title}\nsource: ${block.source}\n\n${texts}\n</search_result>`;
 }
 
+/** Never a file's: those are refused first (holdsFileImage). */
 function imageUrl(block: AnthropicImageBlock): string {
+  if (block.source.type === 'file') throw new Error('an image given by file_id is refused before translation');
   return block.source.type === 'url' ? block.source.url : `data:${block.source.media_type};base64,${block.source.data}`;
 }
 

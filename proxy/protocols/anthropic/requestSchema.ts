@@ -17,6 +17,8 @@ function buildSchemas() {
     source: z.discriminatedUnion('type', [
       z.object({ type: z.literal('base64'), media_type: z.string().min(1), data: z.string().min(1) }),
       z.object({ type: z.literal('url'), url: z.string().min(1) }),
+      // The Files API's: read to be refused by name (request.ts), not as a wrong discriminator.
+      z.object({ type: z.literal('file'), file_id: z.string() }),
     ]),
   });
 

@@ -26,6 +26,14 @@ export const PREVIOUS_RESPONSE_ID_MESSAGE =
   'previous_response_id is not supported: Airlock keeps no server-side state; send the full input (Codex: store=false does this)';
 
 /**
+ * An `item_reference` names an item OpenAI's Responses API stored from an earlier response: Airlock
+ * keeps none, and dropped, the conversation reached the model without it, billed and unseen.
+ */
+const ITEM_REFERENCE_MESSAGE =
+  'the input has an item_reference, which names an item stored by an earlier response: Airlock keeps no server-side state; ' +
+  'send the item itself in the input';
+
+/**
  * Remote compaction is state only OpenAI's Responses API keeps: Codex asks for it (an input ending in
  * `compaction_trigger`) on OpenAI's and Azure's providers only, and sends the `compaction` item it
  * got back in place of the conversation it summarises. A chat model answers the first as an
@@ -177,6 +185,7 @@ function inputMessages(
     } else if (item.type === 'unsupported') {
       const remoteCompaction = REMOTE_COMPACTION_MESSAGES[item.originalType];
       if (remoteCompaction !== undefined) return unfixableRequest(remoteCompaction);
+      if (item.originalType === 'item_reference') return badRequest(ITEM_REFERENCE_MESSAGE);
       addNote(notes, `dropped input items of type ${item.originalType}`);
     }
   }

@@ -100,6 +100,27 @@ describe('a user message that translation would leave empty is refused, naming w
 });
 
 describe('a request the translator cannot read says what the client likely meant', () => {
+  // The OpenAI Agents SDK and others refer to stored items so (platform.openai.com/docs/api-reference/responses/create, input item_reference).
+  // platform.claude.com/docs/en/build-with-claude/files: an image block's source may be { type: 'file', file_id }.
+  it.each([
+    ['in a turn', [{ type: 'image', source: { type: 'file', file_id: 'file_1' } }]],
+    [
+      'in a tool result',
+      [{ type: 'tool_result', tool_use_id: 't1', content: [{ type: 'image', source: { type: 'file', file_id: 'file_1' } }] }],
+    ],
+  ])('refuses an image given by file_id %s, naming the Files API', (_case, content) => {
+    const result = messages([{ role: 'user', content }]);
+    expect(result).toMatchObject({ ok: false, message: expect.stringContaining('messages.0: an image given by file_id (the Files API)') });
+  });
+
+  it('refuses an item_reference, which names state Airlock does not keep, rather than dropping it', () => {
+    const result = responses([
+      { type: 'item_reference', id: 'msg_1' },
+      { role: 'user', content: 'go on' },
+    ]);
+    expect(result).toMatchObject({ ok: false, message: expect.stringContaining('send the item itself') });
+  });
+
   it('names a missing required field as missing, with its type', () => {
     const result = anthropicToChatRequest({ model: 'm', messages: [{ role: 'user', content: 'hi' }] }, options);
     expect(result).toMatchObject({ ok: false, message: 'invalid Messages request: max_tokens is required (a number)' });

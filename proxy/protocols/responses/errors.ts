@@ -5,6 +5,9 @@ import { saysContextOverflow, type GatewaySaid } from '../contextOverflow.ts';
 import { openAiErrors } from '../chat/errors.ts';
 import { sseFrame } from '../sse.ts';
 
+const EMPTY_BALANCE_STATUS = 429;
+const EMPTY_BALANCE_CODE = 'insufficient_quota';
+
 /**
  * The Responses API answers errors in OpenAI's shape. Mid-stream it sends an `error` event with the
  * code and message at the top level (the SDK's ResponseErrorEvent); the OpenAI body rides along
@@ -15,6 +18,16 @@ import { sseFrame } from '../sse.ts';
  */
 export const responsesErrors: ProtocolErrors = {
   ...openAiErrors,
+  /**
+   * An empty balance is answered as OpenAI's Responses API answers it, a 429 `insufficient_quota`:
+   * Codex resends a turn after any status but 400, 401 and 429 (its stream_max_retries, five by
+   * default: six refused requests in about 6.5 s) and stops at once at this one, printing "Quota
+   * exceeded. Check your plan and billing details." (checked with Codex 0.169). The SDKs obey the
+   * refusal's `x-should-retry: false`; the AI SDK retries any 429 twice, as it does against OpenAI.
+   */
+  status: (errorClass, upstreamStatus) => (errorClass === 'quota_exhausted' ? EMPTY_BALANCE_STATUS : upstreamStatus),
+  body: (status, errorClass, detail) =>
+    openAiErrors.body(status, errorClass, errorClass === 'quota_exhausted' ? { ...detail, errorCode: EMPTY_BALANCE_CODE } : detail),
   streamFrame: (errorClass, detail) => {
     const body = buildClientError(errorClass, detail);
     const error = sseFrame('error', { type: 'error', code: body.error.code, message: body.error.message, param: null, error: body.error });
@@ -37,7 +50,7 @@ export const responsesErrors: ProtocolErrors = {
  * gateway's refusal of a prompt over the model's context gets it.
  */
 const FAILURE_CODES: Partial<Record<ErrorClass, string>> = {
-  quota_exhausted: 'insufficient_quota',
+  quota_exhausted: EMPTY_BALANCE_CODE,
   rate_limited: 'rate_limit_exceeded',
 };
 

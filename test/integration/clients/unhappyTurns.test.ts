@@ -66,7 +66,9 @@ interface Tool {
   model: string;
   protocol: NativeProtocol;
   /** Gateway requests behind one failure that every request meets: the tool's first and its own resends. */
-  requestsPerFailure: { brokenStream: number; refusal: number };
+  requestsPerFailure: { brokenStream: number; refusal: number; emptyBalance: number };
+  /** What the tool prints of an empty balance, when not Airlock's own words. */
+  emptyBalancePrinted?: RegExp;
   /** What the tool prints of a context overflow: its own words for one. */
   overflowPrinted: RegExp;
 }
@@ -78,7 +80,7 @@ const TOOLS: Tool[] = [
     model: 'claude-sonnet-4-5',
     protocol: 'messages',
     // A broken stream: the stream, then the same request not streamed, then its retry.
-    requestsPerFailure: { brokenStream: 2 + CLAUDE_CODE_RETRIES, refusal: 1 },
+    requestsPerFailure: { brokenStream: 2 + CLAUDE_CODE_RETRIES, refusal: 1, emptyBalance: 1 },
     overflowPrinted: /^Prompt is too long/m,
   },
   {
@@ -86,8 +88,10 @@ const TOOLS: Tool[] = [
     run: (run) => runCodexExec({ ...run, codexProvider: { maxRetries: CODEX_RETRIES } }),
     model: 'gpt-5-codex',
     protocol: 'responses',
-    // Codex sends a turn again after any status but 400, 401 and 429, as it does to OpenAI itself.
-    requestsPerFailure: { brokenStream: 1 + CODEX_RETRIES, refusal: 1 + CODEX_RETRIES },
+    // Codex sends a turn again after any status but 400, 401 and 429, as it does to OpenAI itself; an
+    // empty balance is OpenAI's 429 insufficient_quota to a Responses client, which it stops at and words itself.
+    requestsPerFailure: { brokenStream: 1 + CODEX_RETRIES, refusal: 1 + CODEX_RETRIES, emptyBalance: 1 },
+    emptyBalancePrinted: /Quota exceeded\. Check your plan and billing details/,
     overflowPrinted: /ran out of room in the model's context window/,
   },
 ];
@@ -241,9 +245,9 @@ describe.each(TOOLS)('$name when a context overflow comes as an error event afte
   );
 });
 
-type Refusal = [name: string, dialect: DialectName, fault: (path: string) => Fault, printed: RegExp];
+type Refusal = [name: string, dialect: DialectName, fault: (path: string) => Fault, printed: RegExp, emptyBalance?: true];
 const REFUSALS: Refusal[] = [
-  ['OpenRouter’s 402 for an empty balance', 'openrouter', (path) => ({ kind: 'quota', path }), /Top up the balance/],
+  ['OpenRouter’s 402 for an empty balance', 'openrouter', (path) => ({ kind: 'quota', path }), /Top up the balance/, true],
   [
     'new-api’s words for an empty balance with a 402',
     'new-api',
@@ -254,8 +258,9 @@ const REFUSALS: Refusal[] = [
       body: { error: { message: '用户额度不足, 剩余额度: ＄0.000000', type: 'new_api_error', code: 'insufficient_user_quota' } },
     }),
     /Top up the balance/,
+    true,
   ],
-  ['new-api’s 403 for an empty balance', 'new-api', (path) => ({ kind: 'quota', path }), /Top up the balance/],
+  ['new-api’s 403 for an empty balance', 'new-api', (path) => ({ kind: 'quota', path }), /Top up the balance/, true],
   [
     'a JSON 403 for a model the account may not use',
     'seed',
@@ -278,7 +283,7 @@ const REFUSALS: Refusal[] = [
 describe.each(TOOLS)('$name refused by the gateway', (tool) => {
   it.each(REFUSALS)(
     'with %s: sends no more than to a native gateway and prints what to do',
-    async (_name, dialect, fault, said) => {
+    async (_name, dialect, fault, said, emptyBalance) => {
       native.simulator.useDialect(dialect);
       translated.simulator.useDialect(dialect);
       const direct = await turn(native, tool, times(fault(`/${tool.protocol}`)));
@@ -286,8 +291,8 @@ describe.each(TOOLS)('$name refused by the gateway', (tool) => {
 
       expect(through.result.exitCode, transcript(through.result)).not.toBe(0);
       expect(through.gatewayRequests).toBe(direct.gatewayRequests);
-      expect(through.gatewayRequests).toBe(tool.requestsPerFailure.refusal);
-      expect(printed(through.result), transcript(through.result)).toMatch(said);
+      expect(through.gatewayRequests).toBe(emptyBalance ? tool.requestsPerFailure.emptyBalance : tool.requestsPerFailure.refusal);
+      expect(printed(through.result), transcript(through.result)).toMatch((emptyBalance && tool.emptyBalancePrinted) || said);
       expect(through.exchanges.every(({ end }) => end.usage === null && end.costCredits === null)).toBe(true);
     },
     TEST_TIMEOUT_MS,

@@ -34,6 +34,8 @@ interface RefusalCase {
   anthropicType?: string;
   /** Words of the gateway's that must reach the client. */
   said?: string;
+  /** Where a Responses client is answered as OpenAI answers it, not with the gateway's status. */
+  responses?: { status: number; code: string };
 }
 
 const CASES: RefusalCase[] = [
@@ -87,6 +89,8 @@ const CASES: RefusalCase[] = [
     status: 402,
     anthropicType: 'billing_error',
     said: 'Insufficient credits',
+    // OpenAI's own answer to an empty balance, which Codex stops at instead of resending the turn five times.
+    responses: { status: 429, code: 'insufficient_quota' },
   },
   {
     name: 'a 403 with no body',
@@ -182,12 +186,14 @@ describe.each(CASES)('$name, on a translated route', (refusal) => {
     const end = await ended;
 
     expect(outcome.otherError).toBeNull();
-    expect(outcome.apiError?.status).toBe(refusal.status);
+    const status = variant.client === 'responses' ? (refusal.responses?.status ?? refusal.status) : refusal.status;
+    expect(outcome.apiError?.status).toBe(status);
+    if (variant.client === 'responses' && refusal.responses) expect(outcome.seen).toContain(`"code":"${refusal.responses.code}"`);
     if (variant.client === 'responses') expect(outcome.apiError?.type).toEqual(expect.any(String));
     else if (refusal.anthropicType !== undefined) expect(outcome.apiError?.type).toBe(refusal.anthropicType);
     if (refusal.said !== undefined) expect(outcome.apiError?.message).toContain(refusal.said);
     expect(outcome.text).toBe('');
-    expect(end.status).toBe(refusal.status);
+    expect(end.status).toBe(status);
     // No model ran: nothing is billed.
     expect(end.costCredits).toBeNull();
     expect(findSentinel(outcome.seen)).toBeNull();

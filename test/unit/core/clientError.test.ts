@@ -178,4 +178,14 @@ describe("a 403's error, as Codex reads it", () => {
     expect(message).toContain('firewall');
     expect(message.includes('Cloudflare') && message.includes('blocked')).toBe(false);
   });
+
+  // A gateway's own JSON 403 is most often a key not allowed a model or an API; the hint spoke only of firewalls.
+  it("names a key's missing permission as a cause, beside the firewall's", () => {
+    const { message } = buildClientError('bad_request', {
+      upstreamStatus: 403,
+      upstreamMessage: 'Your account is not allowed to use this model.',
+    }).error;
+    expect(message).toContain('the key may not be allowed this model or API');
+    expect(message).toContain("ask the gateway's operator what the key may use");
+  });
 });

@@ -1,4 +1,5 @@
-import { applyEdits, modify, parse, printParseErrorCode, type JSONPath, type ParseError } from 'jsonc-parser';
+import { applyEdits, modify, parse, type JSONPath, type ParseError } from 'jsonc-parser';
+import { jsonSyntaxErrorAt } from '../../core/jsonSyntaxError.ts';
 import { isRecord } from '../../core/isRecord.ts';
 // A byte order mark a Windows editor saved: Claude Code strips it before parsing settings.json, while
 // jsonc-parser calls it an invalid symbol. It is set aside for the parse and kept in the file.
@@ -13,11 +14,12 @@ import { ConnectFileError } from './toolAdapter.ts';
 export function parseJsonc(text: string | null, path: string): Record<string, unknown> {
   if (text === null || text.trim() === '') return {};
   const errors: ParseError[] = [];
-  const value: unknown = parse(withoutByteOrderMark(text), errors, { allowTrailingComma: true, disallowComments: false });
+  const parsedText = withoutByteOrderMark(text);
+  const value: unknown = parse(parsedText, errors, { allowTrailingComma: true, disallowComments: false });
   const first = errors[0];
   if (first) {
     throw new ConnectFileError(
-      `${path} is not valid JSON (${printParseErrorCode(first.error)} at character ${first.offset}): fix or move the file, then connect again`,
+      `${path} is not valid JSON (${jsonSyntaxErrorAt(parsedText, first)}): fix or move the file, then connect again`,
     );
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {

@@ -1,4 +1,5 @@
-import { findNodeAtLocation, parse as parseJsonc, parseTree, printParseErrorCode, type ParseError } from 'jsonc-parser';
+import { findNodeAtLocation, parse as parseJsonc, parseTree, type ParseError } from 'jsonc-parser';
+import { jsonSyntaxErrorAt, lineAndColumn } from '../../core/jsonSyntaxError.ts';
 import type { z } from 'zod';
 import { CONFIG_FILE_NAME, configFileSchema, type ConfigFile } from '../../contracts/config.ts';
 import { withoutByteOrderMark } from '../../core/byteOrderMark.ts';
@@ -99,8 +100,7 @@ function describeSyntaxError(text: string, error: unknown): string {
   parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
   const first = errors[0];
   if (!first) return `${CONFIG_FILE_NAME} is not valid JSON: ${error instanceof Error ? error.message : String(error)}`;
-  const { line, column } = lineAndColumn(text, first.offset);
-  return `${CONFIG_FILE_NAME} is not valid JSON: line ${line}, column ${column}: ${printParseErrorCode(first.error)}`;
+  return `${CONFIG_FILE_NAME} is not valid JSON: ${jsonSyntaxErrorAt(text, first)}`;
 }
 
 function describeIssue(text: string, issue: z.core.$ZodIssue): string {
@@ -132,10 +132,4 @@ function lineOfPath(text: string, path: readonly PropertyKey[]): number {
     }
   }
   return 1;
-}
-
-function lineAndColumn(text: string, offset: number): { line: number; column: number } {
-  const before = text.slice(0, offset);
-  const lastNewline = before.lastIndexOf('\n');
-  return { line: before.split('\n').length, column: offset - lastNewline };
 }

@@ -43,8 +43,10 @@ function parsedToml(text: string | null): Record<string, unknown> {
   try {
     return parse(text) as Record<string, unknown>;
   } catch (error) {
-    const detail = error instanceof Error ? error.message.split('\n')[0] : 'parse error';
-    throw new ConnectFileError(`config.toml is not valid TOML (${detail}): fix or move the file, then connect again`);
+    // The place only: the parser's message quotes the line, which may hold a key.
+    const { line, column } = error as { line?: unknown; column?: unknown };
+    const place = typeof line === 'number' && typeof column === 'number' ? `at line ${line}, column ${column + 1}` : 'it does not parse';
+    throw new ConnectFileError(`config.toml is not valid TOML (${place}): fix or move the file, then connect again`);
   }
 }
 

@@ -242,6 +242,28 @@ describe('ConnectService against real files in a temporary HOME', () => {
     expect(store.snapshot().clientTokens).toEqual([]);
   });
 
+  // The parsers' own words were a character offset and a code name (`CloseBraceExpected at character 25`), or a
+  // TOML message's first line alone (`Error parsing TOML (2, 19):`). Never the offending line: it may hold a key.
+  it.each([
+    [
+      'claude-code',
+      '.claude/settings.json',
+      '{ "env": {\n  "A": "sk-secret-in-line"\n',
+      /settings\.json is not valid JSON \(close brace expected at line 3, column 1\)/,
+    ],
+    [
+      'codex',
+      '.codex/config.toml',
+      'model = "m"\n[model_providers.x\napi_key = "sk-secret-in-line"\n',
+      /config\.toml is not valid TOML \(at line 3, column 1\)/,
+    ],
+  ])("names where %s's file stops parsing, in words, without quoting it", async (tool, file, text, said) => {
+    writeHome(file, text);
+    const listed = (await service.list()).tools.find((candidate) => candidate.id === tool)!;
+    expect(listed.problem).toMatch(said);
+    expect(listed.problem).not.toContain('sk-secret-in-line');
+  });
+
   it('lists the other tools when a config path is a folder, and refuses that one with its path', async () => {
     const folder = path.join(homeDir, '.claude', 'settings.json');
     mkdirSync(folder, { recursive: true });

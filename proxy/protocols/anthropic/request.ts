@@ -89,7 +89,7 @@ function translateMessage(
   if (message.role === 'assistant') return { ok: true, messages: assistantMessages(message.content, target, notes) };
   const translated = userMessages(message.content, notes);
   if (translated.length === 0 && message.content.length > 0) {
-    return emptiedUserMessage(`messages.${index}.content`, message.content.map(blockType), 'text, image, tool_result and document blocks');
+    return emptiedUserMessage(`messages.${index}.content`, message.content.map(blockType), 'text, image, search_result and tool_result blocks');
   }
   return { ok: true, messages: translated };
 }

@@ -22,7 +22,7 @@ describe('a user message that translation would leave empty is refused, naming w
     [
       'Messages: a last turn of container_upload blocks only',
       () => messages([...earlierTurns, { role: 'user', content: [{ type: 'container_upload', file_id: 'file_1' }] }]),
-      ['messages.2.content', 'container_upload', 'text, image, tool_result'],
+      ['messages.2.content', 'container_upload', 'text, image, search_result and tool_result'],
     ],
     [
       'Messages: Responses parts sent to the Messages API',

@@ -3,7 +3,7 @@ import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasonin
 import { setReasoningEffortLast } from '../chat/reasoningEffort.ts';
 import type { ChatRequestTranslation, RequestRefusal } from '../requestResult.ts';
 import type { ChatRequestOptions } from '../adapter.ts';
-import { foundToolsMessage, imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
+import { foundToolsMessage, imagePart, textPart, untranslatedToolResult, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
 import type { AssistantMessage, ChatContentPart, ChatMessage, ChatToolCall } from '../chat/chatMessages.ts';
 import {
   addRelayThinking,
@@ -89,7 +89,11 @@ function translateMessage(
   if (message.role === 'assistant') return { ok: true, messages: assistantMessages(message.content, target, notes) };
   const translated = userMessages(message.content, notes);
   if (translated.length === 0 && message.content.length > 0) {
-    return emptiedUserMessage(`messages.${index}.content`, message.content.map(blockType), 'text, image, search_result and tool_result blocks');
+    return emptiedUserMessage(
+      `messages.${index}.content`,
+      message.content.map(blockType),
+      'text, image, search_result and tool_result blocks',
+    );
   }
   return { ok: true, messages: translated };
 }
@@ -172,13 +176,18 @@ function toolResultContent(
   if (block.content === undefined || typeof block.content === 'string') return prefix + (block.content ?? '');
   const texts: string[] = [];
   const foundTools: string[] = [];
+  const dropped: string[] = [];
   for (const part of block.content) {
     if (part.type === 'text') texts.push(part.text);
     else if (part.type === 'image') toolImages.push(imagePart(imageUrl(part)));
     else if (part.type === 'tool_reference') foundTools.push(part.tool_name);
     else if (part.type === 'search_result') texts.push(searchResultText(part));
-    else notes.push(`dropped a ${part.originalType} block inside a tool result`);
+    else {
+      notes.push(`dropped a ${part.originalType} block inside a tool result`);
+      dropped.push(part.originalType);
+    }
   }
+  if (dropped.length > 0 && dropped.length === block.content.length) return prefix + untranslatedToolResult(dropped);
   // A deferred tool is offered to chat as a plain function (its defer_loading dropped), so a search's
   // references only need to tell the model that the tools it found can now be called.
   if (foundTools.length > 0) texts.push(foundToolsMessage(foundTools));

@@ -54,6 +54,14 @@ export function foundToolsMessage(chatNames: readonly string[]): string {
   return `Tools found, now available to call: ${chatNames.join(', ')}`;
 }
 
+/**
+ * A tool message in place of a result every part of which has no chat form: empty, the model took
+ * it for a tool that returned nothing, and may call it again.
+ */
+export function untranslatedToolResult(droppedTypes: readonly string[]): string {
+  return `[The tool's result is not shown: it held only ${[...new Set(droppedTypes)].join(', ')} content, which Chat Completions cannot carry.]`;
+}
+
 export function textPart(text: string): ChatContentPart {
   return { type: 'text', text };
 }

@@ -1,7 +1,7 @@
 import { badRequest, describeSchemaError, emptiedUserMessage, unfixableRequest, unknownFieldNotes } from '../requestResult.ts';
 import type { ChatRequestTranslation, RequestRefusal } from '../requestResult.ts';
 import type { ChatRequestOptions } from '../adapter.ts';
-import { foundToolsMessage, imagePart, textPart, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
+import { foundToolsMessage, imagePart, textPart, untranslatedToolResult, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
 import type { AssistantMessage, ChatContentPart, ChatMessage, ChatToolCall } from '../chat/chatMessages.ts';
 import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasoning.ts';
 import {
@@ -142,7 +142,7 @@ function inputMessages(
   for (const [index, item] of input.entries()) {
     if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
       forgetThinking();
-      const content = typeof item.output === 'string' ? item.output : partsToText(item.output, toolImages, notes);
+      const content = typeof item.output === 'string' ? item.output : toolOutputText(item.output, toolImages, notes);
       if (typeof content !== 'string') return content;
       messages.push({ role: 'tool', tool_call_id: chatCallId(item.call_id), content });
       continue;
@@ -261,6 +261,16 @@ function contentPart(part: ResponsesContentPart, notes: string[]): ChatContentPa
       addNote(notes, `dropped content parts of type ${part.originalType}`);
       return null;
   }
+}
+
+/** A tool's output parts as its tool message's text: what it held, when no part of it has a chat form. */
+function toolOutputText(parts: ResponsesContentPart[], images: ChatContentPart[], notes: string[]): string | Refusal {
+  const dropped = parts.flatMap((part) => (part.type === 'unsupported' ? [part.originalType] : []));
+  if (dropped.length > 0 && dropped.length === parts.length) {
+    addNote(notes, `dropped content parts of type ${dropped.join(', ')}`);
+    return untranslatedToolResult(dropped);
+  }
+  return partsToText(parts, images, notes);
 }
 
 /** Joins the text parts; images go to `images` for the caller to place. */

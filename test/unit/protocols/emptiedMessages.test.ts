@@ -99,6 +99,54 @@ describe('a user message that translation would leave empty is refused, naming w
   });
 });
 
+// A tool's result that held only content chat cannot carry went as an empty tool message: the model took it
+// for a tool that returned nothing, and may call it again. It is told what the result held instead.
+describe("a tool's result that translation would leave empty says what it held", () => {
+  const toolCallTurns = [
+    { role: 'user', content: 'look' },
+    { role: 'assistant', content: [{ type: 'tool_use', id: 'toolu_1', name: 'fetch', input: {} }] },
+  ];
+  it.each([
+    [
+      'Messages',
+      () =>
+        messages([
+          ...toolCallTurns,
+          {
+            role: 'user',
+            content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [{ type: 'container_upload', file_id: 'f' }] }],
+          },
+        ]),
+      'container_upload',
+    ],
+    [
+      'Responses',
+      () =>
+        responses([
+          { role: 'user', content: 'look' },
+          { type: 'function_call', call_id: 'call_1', name: 'fetch', arguments: '{}' },
+          {
+            type: 'function_call_output',
+            call_id: 'call_1',
+            output: [{ type: 'input_audio', input_audio: { data: 'AAAA', format: 'wav' } }],
+          },
+        ]),
+      'input_audio',
+    ],
+  ])('%s', (_case, translate, type) => {
+    const result = translate();
+    expect(result.ok).toBe(true);
+    if (!result.ok) return;
+    const tool = (result.chatBody['messages'] as { role: string; content: unknown }[]).find((message) => message.role === 'tool');
+    expect(tool?.content).toBe(`[The tool's result is not shown: it held only ${type} content, which Chat Completions cannot carry.]`);
+  });
+
+  it('leaves a result that is empty as the tool gave it', () => {
+    const result = messages([...toolCallTurns, { role: 'user', content: [{ type: 'tool_result', tool_use_id: 'toolu_1', content: [] }] }]);
+    expect(result.ok && (result.chatBody['messages'] as { content: unknown }[]).at(-1)?.content).toBe('');
+  });
+});
+
 describe('a request the translator cannot read says what the client likely meant', () => {
   // The OpenAI Agents SDK and others refer to stored items so (platform.openai.com/docs/api-reference/responses/create, input item_reference).
   // platform.claude.com/docs/en/build-with-claude/files: an image block's source may be { type: 'file', file_id }.

@@ -267,7 +267,7 @@ function contentPart(part: ResponsesContentPart, notes: string[]): ChatContentPa
 function toolOutputText(parts: ResponsesContentPart[], images: ChatContentPart[], notes: string[]): string | Refusal {
   const dropped = parts.flatMap((part) => (part.type === 'unsupported' ? [part.originalType] : []));
   if (dropped.length > 0 && dropped.length === parts.length) {
-    addNote(notes, `dropped content parts of type ${dropped.join(', ')}`);
+    for (const type of dropped) addNote(notes, `dropped content parts of type ${type}`);
     return untranslatedToolResult(dropped);
   }
   return partsToText(parts, images, notes);

@@ -6,7 +6,11 @@ import type { CapabilityRefusal, ModelCapabilities } from './modelCapabilities.t
  * A model's answer to chat's `max_tokens` when it takes only `max_completion_tokens`
  * (Dialect.unsupportedMaxTokens), or null when it takes the request.
  */
-export function maxTokensRefusal(dialect: Dialect, capabilities: ModelCapabilities, json: Record<string, unknown>): CapabilityRefusal | null {
+export function maxTokensRefusal(
+  dialect: Dialect,
+  capabilities: ModelCapabilities,
+  json: Record<string, unknown>,
+): CapabilityRefusal | null {
   if (capabilities.maxTokens || dialect.unsupportedMaxTokens === 'mapped' || !('max_tokens' in json)) return null;
   return { status: 400, body: maxTokensUnsupported(), subject: String(json.model) };
 }

@@ -15,7 +15,7 @@ import { SENTINEL_KEY } from '../../support/sentinel.ts';
  * model's later requests with `max_completion_tokens` from the start.
  */
 /** Models taking only max_completion_tokens, one per test: what Airlock learns of one stays for the proxy's life. */
-const REFUSING = ['gpt-5.1', 'gpt-5.1-codex', 'o3', 'o4-mini', 'gpt-5-mini', 'gpt-5-nano', 'o1', 'gpt-5.2'] as const;
+const REFUSING = ['gpt-5.1', 'gpt-5.1-codex', 'o3', 'o4-mini', 'gpt-5-mini', 'gpt-5-nano', 'o1', 'gpt-5.2', 'gpt-5.4'] as const;
 /** Refuses max_tokens and reasoning_effort both. */
 const REFUSING_BOTH = 'o1-mini';
 
@@ -90,6 +90,15 @@ describe('where openai refuses max_tokens for a model', () => {
     },
   );
 
+  // A body too large to parse on the forwarding loop is translated on its thread: renamed there from the start too.
+  it('renames a long session translated off the loop, and writes its next request so there', async () => {
+    const long = [{ role: 'user' as const, content: 'x'.repeat(600 * 1024) }];
+    const request = { model: REFUSING[8], max_tokens: 16_000, messages: long };
+    expect((await anthropic().messages.create(request)).stop_reason).toBe('end_turn');
+    expect((await anthropic().messages.create(request)).stop_reason).toBe('end_turn');
+    expect(sentBounds()).toEqual([{ max_tokens: 16_000 }, { max_completion_tokens: 16_000 }, { max_completion_tokens: 16_000 }]);
+  });
+
   it('sends max_tokens as it is to a model that takes it', async () => {
     const ended = harness.nextEnd();
     await turn('messages', false, 'gpt-4o-mini');
@@ -139,7 +148,7 @@ describe('a 400 that is not a refusal of max_tokens', () => {
       kind: 'status',
       status: 400,
       body: openAiError(
-        'max_tokens is too large: 32000. This model supports at most 8192 completion tokens, whereas you provided 32000.',
+        'max_tokens is too large: 16000. This model supports at most 8192 completion tokens, whereas you provided 16000.',
         'max_tokens',
         null,
       ),

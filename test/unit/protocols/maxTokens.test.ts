@@ -18,12 +18,7 @@ describe('a gateway refusing max_tokens', () => {
     ['OpenAI: the parameter unsupported (param named)', 400, openAiError(OPENAI_WORDS, 'max_tokens', 'unsupported_parameter'), true],
     ['the param and its code alone', 400, openAiError('Unsupported parameter.', 'max_tokens', 'unsupported_parameter'), true],
     // A relay passing it on in its own shape: no param, its own code (caozhiyuan/copilot-api#164).
-    [
-      "a relay's body with OpenAI's words",
-      400,
-      JSON.stringify({ error: { message: OPENAI_WORDS, code: 'invalid_request_body' } }),
-      true,
-    ],
+    ["a relay's body with OpenAI's words", 400, JSON.stringify({ error: { message: OPENAI_WORDS, code: 'invalid_request_body' } }), true],
     ["OpenAI's words in plain text", 400, OPENAI_WORDS, true],
     ['unsupported, bare name', 400, openAiError('max_tokens is unsupported for this model; use max_completion_tokens', null, null), true],
     // Not refusals of the name.
@@ -81,7 +76,7 @@ describe('a gateway refusing max_tokens', () => {
 });
 
 describe('the output bound as the chat body writes it', () => {
-  it("goes first, under max_tokens unless the gateway refused it for the model, and not at all when there is none", () => {
+  it('goes first, under max_tokens unless the gateway refused it for the model, and not at all when there is none', () => {
     expect(Object.keys({ ...outputBoundMember(4096, false), model: 'm' })).toEqual(['max_tokens', 'model']);
     expect({ ...outputBoundMember(4096, true), model: 'm' }).toEqual({ max_completion_tokens: 4096, model: 'm' });
     expect(outputBoundMember(null, true)).toEqual({});

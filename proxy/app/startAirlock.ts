@@ -12,6 +12,7 @@ import { KeyPools } from '../spend/keyPool.ts';
 import { SpendLedger, spentSinceFromLog, type SpendScope } from '../spend/spendLedger.ts';
 import { createCapabilityService, type CapabilityService } from './capabilities/capabilityService.ts';
 import { keepReasoningEffortRefusals } from './capabilities/reasoningEffortFile.ts';
+import { keepMaxTokensRefusals } from './capabilities/maxTokensFile.ts';
 import { createControlRouter, type ControlApi } from './control/createControlRouter.ts';
 import { SESSIONS_FILE_NAME } from './control/sessionFile.ts';
 import { RequestEvents } from '../contracts/requestEvents.ts';
@@ -257,6 +258,8 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   notice('capabilities_file', capabilities.startNotice);
   const reasoningEfforts = keepReasoningEffortRefusals(options.dataDir, (message) => tell('reasoning_efforts_not_saved', message));
   notice('reasoning_efforts_file', reasoningEfforts.notice);
+  const maxTokens = keepMaxTokensRefusals(options.dataDir, (message) => tell('max_tokens_not_saved', message));
+  notice('max_tokens_file', maxTokens.notice);
   let proxyUrl = `http://${DEFAULT_HOST}:${options.port}`;
   const connect = new ConnectService({
     homeDir: options.homeDir ?? homedir(),
@@ -321,6 +324,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     },
     nativeVerified: (profileId, protocol, model) => capabilities.nativeVerified(profileId, protocol, model),
     reasoningEffortRefusals: reasoningEfforts.refusals,
+    maxTokensRefusals: maxTokens.refusals,
     captureLimitBytes: () => bodyCaptureBytes(config.snapshot().settings.memoryLimits),
     controlRouter: control.router,
     reportUnexpectedError: tellUnexpectedError,

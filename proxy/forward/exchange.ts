@@ -20,8 +20,7 @@ import type { ForwardShutdown } from './shutdown.ts';
 import { isHeld, secretsOf, type HeldTarget, type RequestTarget } from './stageRecords.ts';
 import type { RequestTrace } from './trace.ts';
 import { sendWithRetries, type AttemptsResult } from './upstreamAttempts.ts';
-import { planWithoutReasoningEffort, type ReasoningEffortRefusals } from './reasoningEffortRefusals.ts';
-import { RESENT_AND_REFUSED_AGAIN_NOTE, RESENT_WITHOUT_REASONING_EFFORT_NOTE } from '../protocols/chat/reasoningEffort.ts';
+import { RequestFixes, type LearnedRefusals } from './requestFixes.ts';
 import { setOwnHeader } from './answerHead.ts';
 
 /**
@@ -45,8 +44,8 @@ export interface ExchangeContext {
   runsOnWithoutClient?: boolean;
   /** The profile's fallback list, when it has one: asked after a step failed before any byte reached the client. */
   fallback?: FallbackRoute | null;
-  /** Where a model's refusal of `reasoning_effort` is kept, so that its later requests leave it out. */
-  reasoningEffortRefusals?: ReasoningEffortRefusals;
+  /** Where a model's refusals of `reasoning_effort` and `max_tokens` are kept, so that its later requests are written without them. */
+  learnedRefusals?: LearnedRefusals;
 }
 
 /**
@@ -72,8 +71,8 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
     const first = isHeld(own) ? await firstFallbackStep(context, own, watch) : { plan: context.plan, target: own };
     if (first === null) return { plan: context.plan, target: context.target };
     let step = first;
-    // The level a resend left out after a 400 refused it: remembered once the resend's answer confirms it.
-    let resentWithoutEffort: string | null = null;
+    // What a resend changed after a 400 refused a parameter: remembered once the resend's answer confirms it.
+    const fixes = new RequestFixes(trace, context.learnedRefusals);
     for (;;) {
       const { plan, target } = step;
       if (plan.stream && plan.upstreamModel !== null) trace.estimateProgressWith(streamProgressEstimate(plan, target.profile));
@@ -97,13 +96,9 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
         clientHeaders: req.headers,
         ...(lease ? { keyLease: lease } : {}),
       });
-      if (resentWithoutEffort !== null) effortResendAnswered(context, step, resentWithoutEffort, result);
-      resentWithoutEffort = null;
-      const withoutEffort = result.kind === 'error' ? planWithoutReasoningEffort(plan, result) : null;
-      if (withoutEffort !== null) {
-        trace.keySwitched();
-        resentWithoutEffort = withoutEffort.refusedEffort;
-        step = { plan: withoutEffort.plan, target };
+      const fixed = fixes.fixedStep(step, result);
+      if (fixed !== null) {
+        step = fixed;
         continue;
       }
       const failure = failedStep(result, trace.upstreamMayHaveRun);
@@ -150,18 +145,6 @@ function refuseBody(context: ExchangeContext, refusal: LocalRefusal): void {
     context.plan.protocol,
     explainError(refusal.errorClass).retryable ? refusal : { ...refusal, headers: { 'x-should-retry': 'false' } },
   );
-}
-
-/**
- * The request resent without the `reasoning_effort` a 400 refused: refused again with a 400, the
- * first 400 was not about the effort (the request has another fault), so its answer goes to the
- * client and the level is not left out of the model's later requests. Otherwise it is.
- */
-function effortResendAnswered(context: ExchangeContext, step: SendableStep, refusedEffort: string, result: AttemptsResult): void {
-  const refusedAgain = result.kind === 'error' && result.status === 400;
-  if (!refusedAgain) context.reasoningEffortRefusals?.remember(step.target.profile, step.plan.upstreamModel ?? '', refusedEffort);
-  // The row's notes were written when it began: the resend's own goes with its end.
-  context.trace.notedLater(refusedAgain ? RESENT_AND_REFUSED_AGAIN_NOTE : RESENT_WITHOUT_REASONING_EFFORT_NOTE);
 }
 
 function failedStep(result: AttemptsResult, mayHaveRun: boolean): FailedStep | null {

@@ -7,7 +7,7 @@ import { idempotencyKeyOf } from '../spend/idempotencyRequest.ts';
 import { quickInputEstimate } from './accounting.ts';
 import { decideFallback, type FailedStep } from './fallback.ts';
 import type { ExchangePlan } from './plan.ts';
-import { buildPlan, type NativeProtocolCheck, type ReasoningEffortCheck } from './planner.ts';
+import { buildPlan, type NativeProtocolCheck, type ModelRefusalsCheck } from './planner.ts';
 import { parseClientBodyOnLoop } from './requestBody.ts';
 import { isHeld, type Gated, type RequestTarget } from './stageRecords.ts';
 import type { TranslationThread } from './translation/translationThreadClient.ts';
@@ -29,7 +29,7 @@ export interface FallbackServices {
   targets: TargetResolver;
   spendGate?: SpendGate;
   nativeVerified?: NativeProtocolCheck;
-  refusedReasoningEfforts?: ReasoningEffortCheck;
+  modelRefusals?: ModelRefusalsCheck;
   translation?: TranslationThread;
 }
 
@@ -117,7 +117,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
       identity,
       target,
       ...(services.nativeVerified ? { nativeVerified: services.nativeVerified } : {}),
-      ...(services.refusedReasoningEfforts ? { refusedReasoningEfforts: services.refusedReasoningEfforts } : {}),
+      ...(services.modelRefusals ? { modelRefusals: services.modelRefusals } : {}),
       ...(services.translation ? { translation: services.translation } : {}),
       ...(spendGate ? { needsInputEstimate: (who, profile) => spendGate.needsInputEstimate(who, profile) } : {}),
       ...(entry.model === undefined ? {} : { model: entry.model }),

@@ -11,8 +11,10 @@ import { exchange } from './exchange.ts';
 import { fallbackRoute, type ExchangeStep, type FallbackServices } from './fallbackRoute.ts';
 import { gate, type GateServices } from './gate.ts';
 import { beginTrace, plan, type PlanSeams } from './planRequest.ts';
-import type { NativeProtocolCheck, ReasoningEffortCheck } from './planner.ts';
+import type { ModelRefusalsCheck, NativeProtocolCheck } from './planner.ts';
+import { MaxTokensRefusals } from './maxTokensRefusals.ts';
 import { ReasoningEffortRefusals } from './reasoningEffortRefusals.ts';
+import type { LearnedRefusals } from './requestFixes.ts';
 import { settle } from './settle.ts';
 import type { ForwardShutdown } from './shutdown.ts';
 import { ANSWERED, isRefused, type ForwardRequest, type Refused, type StopBeforeExchange } from './stageRecords.ts';
@@ -42,6 +44,8 @@ export interface ForwardOptions {
   translation?: TranslationThread;
   /** The `reasoning_effort` refusals learned, kept across restarts by the app; unless given, for this proxy's life only. */
   reasoningEffortRefusals?: ReasoningEffortRefusals;
+  /** The `max_tokens` refusals learned, kept across restarts by the app; unless given, for this proxy's life only. */
+  maxTokensRefusals?: MaxTokensRefusals;
   /** How a refusal names this Airlock in the command it suggests (its --data-dir); the plain command unless given. */
   command?: NamedCommand;
 }
@@ -50,7 +54,7 @@ interface StageServices {
   options: ForwardOptions;
   admit: AdmitServices;
   plan: PlanSeams;
-  reasoningEffortRefusals: ReasoningEffortRefusals;
+  learnedRefusals: LearnedRefusals;
   gate: GateServices;
   fallback: FallbackServices;
 }
@@ -63,20 +67,24 @@ function protocolOfPath(path: string, method: string): ClientProtocol {
 export function createForwardHandler(options: ForwardOptions): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   const { shutdown, services } = options;
   const { spendGate } = services;
-  const reasoningEffortRefusals = options.reasoningEffortRefusals ?? new ReasoningEffortRefusals();
-  const refusedReasoningEfforts: ReasoningEffortCheck = (profile, model) => reasoningEffortRefusals.refused(profile, model);
+  const reasoningEfforts = options.reasoningEffortRefusals ?? new ReasoningEffortRefusals();
+  const maxTokens = options.maxTokensRefusals ?? new MaxTokensRefusals();
+  const modelRefusals: ModelRefusalsCheck = (profile, model) => ({
+    refusedReasoningEfforts: reasoningEfforts.refused(profile, model),
+    maxTokensRefused: maxTokens.refuses(profile, model),
+  });
   // What each stage is given, made once rather than spread anew for every request.
   const stages: StageServices = {
     options,
     admit: { ...services, pausedRefusal: options.pausedRefusal },
     plan: {
-      refusedReasoningEfforts,
+      modelRefusals,
       ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
       ...(options.translation ? { translation: options.translation } : {}),
       ...(options.command ? { command: options.command } : {}),
       ...(spendGate ? { needsInputEstimate: (identity, profile) => spendGate.needsInputEstimate(identity, profile) } : {}),
     },
-    reasoningEffortRefusals,
+    learnedRefusals: { reasoningEfforts, maxTokens },
     gate: {
       ...(services.spendGate ? { spendGate: services.spendGate } : {}),
       ...(options.idempotency ? { idempotency: options.idempotency } : {}),
@@ -86,7 +94,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
       ...(services.spendGate ? { spendGate: services.spendGate } : {}),
       ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
       ...(options.translation ? { translation: options.translation } : {}),
-      refusedReasoningEfforts,
+      modelRefusals,
     },
   };
   return async (req, res) => {
@@ -135,7 +143,7 @@ async function forward(request: ForwardRequest, stages: StageServices): Promise<
       runsOnWithoutClient: gated.firstOfKey !== null,
       shutdown: options.shutdown,
       fallback: fallbackRoute(gated, stages.fallback),
-      reasoningEffortRefusals: stages.reasoningEffortRefusals,
+      learnedRefusals: stages.learnedRefusals,
     });
   } finally {
     const settling = settle(gated, answered, options.services.spendGate);

@@ -3,7 +3,7 @@ import { pickAllowedHeaders } from '../core/headerAllowlist.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
 import { STOPPED, untilStopped } from './shutdown.ts';
 import type { ExchangePlan } from './plan.ts';
-import { buildPlan, type NativeProtocolCheck, type PlanInput, type ReasoningEffortCheck } from './planner.ts';
+import { buildPlan, type NativeProtocolCheck, type PlanInput, type ModelRefusalsCheck } from './planner.ts';
 import { bodyLimitBytes, bodyTooLarge, STOPPING, undecodableBody } from './ownRefusals.ts';
 import {
   BodyDecodingError,
@@ -23,7 +23,7 @@ import { setOwnHeader, writeAnswerHead } from './answerHead.ts';
 
 export interface PlanSeams {
   nativeVerified?: NativeProtocolCheck;
-  refusedReasoningEfforts?: ReasoningEffortCheck;
+  modelRefusals?: ModelRefusalsCheck;
   translation?: TranslationThread;
   needsInputEstimate?: PlanInput['needsInputEstimate'];
   /** How the body limit's refusal names this Airlock's `profile set` (its --data-dir). */
@@ -79,7 +79,7 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
     identity,
     target,
     nativeVerified: seams.nativeVerified,
-    refusedReasoningEfforts: seams.refusedReasoningEfforts,
+    modelRefusals: seams.modelRefusals,
     translation: seams.translation,
     needsInputEstimate: seams.needsInputEstimate,
   });

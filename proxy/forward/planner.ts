@@ -8,7 +8,15 @@ import { rewriteFormModel } from './multipartForm.ts';
 import { isJsonObject, mayBeJson, streamFlagOf, modelOf, upstreamContentType, type ClientBody, type ParsedBody } from './requestBody.ts';
 import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
 import type { Profile } from '../contracts/profile.ts';
-import type { ChatTranslation, EndpointKind, NativeRequestCleanup, ProtocolAdapter, TranslatedProtocol } from '../protocols/adapter.ts';
+import {
+  NO_MODEL_REFUSALS,
+  type ChatTranslation,
+  type EndpointKind,
+  type ModelRefusals,
+  type NativeRequestCleanup,
+  type ProtocolAdapter,
+  type TranslatedProtocol,
+} from '../protocols/adapter.ts';
 import type { ClientToolNames } from '../protocols/requestResult.ts';
 import { chooseMode } from '../protocols/protocolMode.ts';
 import { gatewayTagOf } from '../protocols/chat/returnedReasoning.ts';
@@ -19,8 +27,8 @@ import { translationThread, TranslationUnavailableError, type TranslationThread 
 import { offsetsInChunks } from '../core/chunkSearch.ts';
 import { inputTokensUpperBound, TOKENIZE_LIMIT_CHARS } from '../spend/estimate.ts';
 
-/** The `reasoning_effort` levels the gateway refused for this profile's model (ReasoningEffortRefusals.refused). */
-export type ReasoningEffortCheck = (profile: Profile, upstreamModel: string) => readonly string[];
+/** What the gateway refused of this profile's model's requests before (ReasoningEffortRefusals, MaxTokensRefusals). */
+export type ModelRefusalsCheck = (profile: Profile, upstreamModel: string) => ModelRefusals;
 
 /** Whether the capability check has shown that the gateway speaks this protocol natively for a model. */
 export type NativeProtocolCheck = (profileId: string, protocol: TranslatedProtocol, upstreamModel: string) => boolean;
@@ -40,8 +48,8 @@ export interface PlanInput {
   /** Only its profile: a plan never depends on the key (a held profile has none to send with). */
   target: Pick<UpstreamTarget, 'profile'>;
   nativeVerified?: NativeProtocolCheck;
-  /** The `reasoning_effort` levels the gateway refused for a model (reasoningEffortRefusals.ts); none, unless given. */
-  refusedReasoningEfforts?: ReasoningEffortCheck;
+  /** What the gateway refused of a model's requests before (reasoningEffortRefusals.ts, maxTokensRefusals.ts); nothing, unless given. */
+  modelRefusals?: ModelRefusalsCheck;
   /** Where heavy bodies are translated; the process's shared thread unless given. */
   translation?: TranslationThread;
   /** A fallback step's model, routed through the target's aliases instead of the one the client named. */
@@ -300,15 +308,15 @@ function translatedPlan(
     translator: translation.responseTranslator(requestedModel, clientToolNames, { gatewayTag, upstreamModel }),
     notes,
   });
-  const refusedReasoningEfforts = input.refusedReasoningEfforts?.(target.profile, upstreamModel) ?? [];
+  const refusals = input.modelRefusals?.(target.profile, upstreamModel) ?? NO_MODEL_REFUSALS;
   if (parsed.kind === 'json') {
-    const request = chatRequestFor(protocol, parsed.value, upstreamModel, refusedReasoningEfforts, gatewayTag);
+    const request = chatRequestFor(protocol, parsed.value, upstreamModel, refusals, gatewayTag);
     if (!request.ok) return invalid(request.message, request.unfixable);
     return planned(Buffer.from(JSON.stringify(request.chatBody)), request.stream, request.notes, request.chatBody, request.clientToolNames);
   }
   // Parsed, translated and serialized off the forwarding loop; the budget then goes by its bytes.
   const thread = input.translation ?? translationThread;
-  return thread.translate(protocol, input.body.chunks, input.body.byteLength, upstreamModel, { refusedReasoningEfforts, gatewayTag }).then(
+  return thread.translate(protocol, input.body.chunks, input.body.byteLength, upstreamModel, { refusals, gatewayTag }).then(
     (translated) =>
       translated.ok
         ? planned(translated.sentJson, translated.stream, translated.notes, null, translated.clientToolNames)

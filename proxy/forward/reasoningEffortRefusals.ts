@@ -72,7 +72,7 @@ export class ReasoningEffortRefusals {
 }
 
 /** Another base URL is another gateway, whose models may take the parameter. */
-function refusalKey(profileId: string, baseUrl: string, upstreamModel: string): string {
+export function refusalKey(profileId: string, baseUrl: string, upstreamModel: string): string {
   return `${profileId}\n${baseUrl}\n${upstreamModel}`;
 }
 

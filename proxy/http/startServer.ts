@@ -8,6 +8,7 @@ import { createForwardHandler, type PipelineServices } from '../forward/forward.
 import type { IdempotencyCache } from '../spend/idempotencyCache.ts';
 import type { NativeProtocolCheck } from '../forward/planner.ts';
 import type { ReasoningEffortRefusals } from '../forward/reasoningEffortRefusals.ts';
+import type { MaxTokensRefusals } from '../forward/maxTokensRefusals.ts';
 import { ForwardShutdown, type StopReport } from '../forward/shutdown.ts';
 import { TranslationThread } from '../forward/translation/translationThreadClient.ts';
 import { closeUpstreamAgents } from '../forward/upstreamClient.ts';
@@ -34,6 +35,8 @@ export interface ServerOptions {
   translation?: TranslationThread;
   /** The `reasoning_effort` refusals learned, as kept in the data directory; unless given, for this proxy's life only. */
   reasoningEffortRefusals?: ReasoningEffortRefusals;
+  /** The `max_tokens` refusals learned, as kept in the data directory; unless given, for this proxy's life only. */
+  maxTokensRefusals?: MaxTokensRefusals;
   /** How the user resumes this Airlock when paused, given the port it listens on; the desktop app's tray and window unless given. */
   resumeWay?: (hint: CommandHint) => string;
   /** How the proxy's own refusals name this Airlock in a command they suggest (required: a plain default would name another Airlock). */
@@ -127,6 +130,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),
     ...(options.idempotency ? { idempotency: options.idempotency } : {}),
     ...(options.reasoningEffortRefusals ? { reasoningEffortRefusals: options.reasoningEffortRefusals } : {}),
+    ...(options.maxTokensRefusals ? { maxTokensRefusals: options.maxTokensRefusals } : {}),
     command: options.commandHint.command,
     translation,
   });

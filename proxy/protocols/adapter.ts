@@ -208,12 +208,21 @@ export interface StreamObserver {
 /** The client protocols Airlock translates to Chat Completions and back, by their `protocolModes` key (the profile schema is the one list). */
 export type TranslatedProtocol = keyof Profile['protocolModes'];
 
-export interface ChatRequestOptions {
+/** What the gateway refused of one model's chat requests, learned from its 400s (forward/reasoningEffortRefusals.ts, maxTokensRefusals.ts). */
+export interface ModelRefusals {
+  /** The `reasoning_effort` levels the gateway refused for this model (chat/reasoningEffort.ts): not sent, with a note. */
+  refusedReasoningEfforts: readonly string[];
+  /** The gateway refused chat's `max_tokens` for this model (chat/maxTokens.ts): the output bound goes as `max_completion_tokens`. */
+  maxTokensRefused: boolean;
+}
+
+/** A model the gateway has refused nothing of (yet). */
+export const NO_MODEL_REFUSALS: ModelRefusals = { refusedReasoningEfforts: [], maxTokensRefused: false };
+
+export interface ChatRequestOptions extends ModelRefusals {
   upstreamModel: string;
   /** Ask for the usage chunk at the end of a stream (`stream_options.include_usage`). */
   includeUsage: boolean;
-  /** The `reasoning_effort` levels the gateway refused for this model (chat/reasoningEffort.ts): not sent, with a note. */
-  refusedReasoningEfforts: readonly string[];
   /** The gateway the request goes to (gatewayTagOf): only thinking its own answers carried goes back. */
   gatewayTag: string;
 }

@@ -93,7 +93,8 @@ export type CanonicalErrorCode =
   | 'image_input_unsupported'
   | 'stream_unsupported'
   | 'reasoning_effort_unsupported'
-  | 'reasoning_effort_level_unsupported';
+  | 'reasoning_effort_level_unsupported'
+  | 'max_tokens_unsupported';
 
 /** What a dialect says instead of the canonical error; unset fields keep the canonical value. */
 export interface ErrorOverride {
@@ -144,6 +145,12 @@ export interface Dialect {
    */
   unsupportedReasoningEffort: 'refused' | 'ignored';
   /**
+   * What becomes of chat's `max_tokens` sent for a model that takes only `max_completion_tokens`
+   * (ModelCapabilities.maxTokens): refused with a 400 naming it (OpenAI, Azure), or taken as
+   * `max_completion_tokens` (LiteLLM maps it for OpenAI's reasoning models itself).
+   */
+  unsupportedMaxTokens: 'refused' | 'mapped';
+  /**
    * Signs each model step's first function call and refuses a turn sent back without the
    * signature (Gemini 3; thoughtSignatures.ts).
    */
@@ -185,6 +192,7 @@ export const SEED_DIALECT: Dialect = {
   returnedReasoning: 'ignored',
   namesMatchedStop: false,
   unsupportedReasoningEffort: 'refused',
+  unsupportedMaxTokens: 'refused',
   signsToolCalls: false,
   relaysClaudeThinking: null,
   streamsWholeRequests: false,

@@ -20,6 +20,8 @@ import { SEED_DIALECT, type Dialect } from './dialect.ts';
  *   https://api-docs.deepseek.com/guides/reasoning_model
  * - `reasoning_effort` for a model without reasoning is a 400 naming it (gatewayErrors.ts
  *   reasoningEffortUnsupported cites the sources).
+ * - `max_tokens` for a reasoning model (o1, o3, gpt-5.x), which takes only `max_completion_tokens`,
+ *   is a 400 naming it (gatewayErrors.ts maxTokensUnsupported cites the sources).
  */
 const openai: Dialect = {
   ...SEED_DIALECT,
@@ -100,6 +102,9 @@ const newApi: Dialect = {
  *   is a 400 UnsupportedParamsError naming it, type and param None, unless the proxy sets
  *   drop_params (then it is dropped): https://docs.litellm.ai/docs/completion/drop_params,
  *   https://github.com/BerriAI/litellm/issues/11921, https://github.com/BerriAI/litellm/issues/22721.
+ * - `max_tokens` for OpenAI's reasoning models is sent on as `max_completion_tokens`, which they
+ *   take: litellm/llms/openai/chat/o_series_transformation.py OpenAIOSeriesConfig.map_openai_params
+ *   (and max_completion_tokens is taken too: https://github.com/BerriAI/litellm/pull/5691).
  */
 const litellm: Dialect = {
   ...SEED_DIALECT,
@@ -108,6 +113,7 @@ const litellm: Dialect = {
   errorBody: 'litellm',
   requestIdHeader: 'x-litellm-call-id',
   usageWording: 'litellm',
+  unsupportedMaxTokens: 'mapped',
   errors: {
     invalid_api_key: {
       type: 'token_not_found_in_db',

@@ -76,6 +76,21 @@ export function reasoningEffortLevelUnsupported(level: string, levels: readonly 
 }
 
 /**
+ * OpenAI's answer to chat's `max_tokens` for its reasoning models (o1, o3, o4-mini, gpt-5.x), which
+ * take only `max_completion_tokens`: a 400 naming the parameter, code `unsupported_parameter`
+ * (the whole body: griptape-ai/ComfyUI-Griptape#312 for gpt-5, teilomillet/gollm#33 for o1 and
+ * o3-mini; Azure's gpt-5.1 deployments say the same: anomalyco/opencode#37964).
+ */
+export function maxTokensUnsupported(): SimulatedErrorBody {
+  return errorBody(
+    "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+    'invalid_request_error',
+    'max_tokens_unsupported',
+    'max_tokens',
+  );
+}
+
+/**
  * The canonical codes the simulator uses internally, mapped to the code OpenAI puts on the wire
  * when no dialect says otherwise.
  */
@@ -85,6 +100,7 @@ const WIRE_CODE: Partial<Record<CanonicalErrorCode, string | null>> = {
   stream_unsupported: 'unsupported_value',
   reasoning_effort_unsupported: 'unsupported_parameter',
   reasoning_effort_level_unsupported: 'unsupported_value',
+  max_tokens_unsupported: 'unsupported_parameter',
   model_not_open: 'model_not_found',
 };
 

@@ -15,6 +15,11 @@ export interface ModelCapabilities {
   reasoningEffort: boolean;
   /** The `reasoning_effort` levels it takes, when not every one: another is refused (reasoningEffort.ts). */
   reasoningEffortLevels: readonly string[] | null;
+  /**
+   * Takes chat's `max_tokens`; one that does not takes only `max_completion_tokens` (OpenAI's reasoning
+   * models), and `max_tokens` is refused or mapped, as its dialect does (maxTokens.ts).
+   */
+  maxTokens: boolean;
 }
 
 export const FULL_CAPABILITIES: ModelCapabilities = {
@@ -24,6 +29,7 @@ export const FULL_CAPABILITIES: ModelCapabilities = {
   reasoning: false,
   reasoningEffort: true,
   reasoningEffortLevels: null,
+  maxTokens: true,
 };
 
 export interface CapabilityRefusal {

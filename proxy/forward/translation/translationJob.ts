@@ -1,4 +1,4 @@
-import type { TranslatedProtocol } from '../../protocols/adapter.ts';
+import type { ModelRefusals, TranslatedProtocol } from '../../protocols/adapter.ts';
 import { nativeRequestFor, translationFor } from '../../protocols/registry.ts';
 import { isRecord } from '../../core/isRecord.ts';
 import type { ChatRequestTranslation, ClientToolNames } from '../../protocols/requestResult.ts';
@@ -8,17 +8,24 @@ export type { TranslatedProtocol };
 
 /**
  * The Chat Completions request for a client's body (already parsed) in a protocol Airlock
- * translates; `refusedReasoningEfforts`: the `reasoning_effort` levels the gateway refused for the model;
+ * translates; `refusals`: what the gateway refused of the model's requests before (ModelRefusals);
  * `gatewayTag`: the gateway it goes to (gatewayTagOf), which alone gets back the thinking its answers carried.
  */
 export function chatRequestFor(
   protocol: TranslatedProtocol,
   body: unknown,
   upstreamModel: string,
-  refusedReasoningEfforts: readonly string[],
+  refusals: ModelRefusals,
   gatewayTag: string,
 ): ChatRequestTranslation {
-  return translationFor(protocol).toChatRequest(body, { upstreamModel, includeUsage: true, refusedReasoningEfforts, gatewayTag });
+  const { refusedReasoningEfforts, maxTokensRefused } = refusals;
+  return translationFor(protocol).toChatRequest(body, {
+    upstreamModel,
+    includeUsage: true,
+    refusedReasoningEfforts,
+    maxTokensRefused,
+    gatewayTag,
+  });
 }
 
 /** A client body, as its bytes, to translate; or, `native`, to send in its own protocol without what Airlock made under translation. */
@@ -27,8 +34,8 @@ export interface TranslationJob {
   json: Uint8Array;
   upstreamModel: string;
   native: boolean;
-  /** The `reasoning_effort` levels the gateway refused for the model (a translated job only). */
-  refusedReasoningEfforts: readonly string[];
+  /** What the gateway refused of the model's requests before (a translated job only). */
+  refusals: ModelRefusals;
   /** The gateway a translated job goes to (gatewayTagOf). */
   gatewayTag: string;
 }
@@ -51,7 +58,7 @@ export function translateJsonBytes(job: TranslationJob): TranslatedBody {
     return { ok: false, message: `the request body is not valid JSON (${(error as Error).message})` };
   }
   if (job.native) return nativeBody(job.protocol, value, job.upstreamModel);
-  const request = chatRequestFor(job.protocol, value, job.upstreamModel, job.refusedReasoningEfforts, job.gatewayTag);
+  const request = chatRequestFor(job.protocol, value, job.upstreamModel, job.refusals, job.gatewayTag);
   if (!request.ok) return { ok: false, message: request.message, ...(request.unfixable ? { unfixable: true } : {}) };
   const sentJson = ownTextBuffer(JSON.stringify(request.chatBody));
   const { stream, notes, clientToolNames } = request;

@@ -3,6 +3,7 @@ import { IDLE_THREAD_STOP_MS, OnDemandThread } from '../../core/onDemandThread.t
 import { reportProcessProblem } from '../../core/processProblems.ts';
 import { threadScriptUrl } from '../../core/threadScript.ts';
 import type { TranslatedBody, TranslatedProtocol } from './translationJob.ts';
+import { NO_MODEL_REFUSALS, type ModelRefusals } from '../../protocols/adapter.ts';
 import type { FromTranslationThread, ToTranslationThread } from './translationThreadMessages.ts';
 
 /** The thread's script: `translationThread.ts`, or the bundled `translationThread.js` next to main.js. */
@@ -75,14 +76,14 @@ export class TranslationThread {
     upstreamModel: string,
     /**
      * `native`: send natively, the body only losing what Airlock made under translation
-     * (NativeRequestCleanup); `refusedReasoningEfforts`: the `reasoning_effort` levels the gateway refused for the model;
+     * (NativeRequestCleanup); `refusals`: what the gateway refused of the model's requests before (ModelRefusals);
      * `gatewayTag`: the gateway a translated body goes to (gatewayTagOf; none for a native one, which marks nothing).
      */
     {
       native = false,
-      refusedReasoningEfforts = [],
+      refusals = NO_MODEL_REFUSALS,
       gatewayTag = '',
-    }: { native?: boolean; refusedReasoningEfforts?: readonly string[]; gatewayTag?: string } = {},
+    }: { native?: boolean; refusals?: ModelRefusals; gatewayTag?: string } = {},
   ): Promise<TranslatedBody> {
     const json = await copyInSlices(chunks, byteLength);
     if (!this.thread.available) {
@@ -92,9 +93,7 @@ export class TranslationThread {
     }
     if (byteLength >= RETIRE_AFTER_JOB_BYTES) this.retireWhenIdle = true;
     return new Promise((resolve, reject) => {
-      this.thread.ask({ resolve, reject }, (id) => ({ id, protocol, json, upstreamModel, native, refusedReasoningEfforts, gatewayTag }), [
-        json.buffer,
-      ]);
+      this.thread.ask({ resolve, reject }, (id) => ({ id, protocol, json, upstreamModel, native, refusals, gatewayTag }), [json.buffer]);
     });
   }
 

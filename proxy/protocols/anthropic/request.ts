@@ -1,6 +1,7 @@
 import { badRequest, describeSchemaError, emptiedUserMessage, unfixableRequest, unknownFieldNotes } from '../requestResult.ts';
 import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasoning.ts';
 import { setReasoningEffortLast } from '../chat/reasoningEffort.ts';
+import { outputBoundMember } from '../chat/maxTokens.ts';
 import type { ChatRequestTranslation, RequestRefusal } from '../requestResult.ts';
 import type { ChatRequestOptions } from '../adapter.ts';
 import { foundToolsMessage, imagePart, textPart, untranslatedToolResult, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
@@ -43,9 +44,9 @@ export function anthropicToChatRequest(body: unknown, options: ChatRequestOption
   signaturesOfCurrentTurnOnly(messages);
 
   const chatBody: Record<string, unknown> = {
+    ...outputBoundMember(request.max_tokens, options.maxTokensRefused),
     model: options.upstreamModel,
     messages: withLeadingSystem(messages),
-    max_tokens: request.max_tokens,
   };
   if (request.temperature !== undefined) chatBody['temperature'] = request.temperature;
   if (request.top_p !== undefined) chatBody['top_p'] = request.top_p;

@@ -1,4 +1,4 @@
-import { isRecord } from '../../core/isRecord.ts';
+import { errorObjectOf } from './errorObject.ts';
 
 /**
  * `reasoning_effort` on a translated chat request. Chat gateways differ on a model that does not
@@ -37,7 +37,7 @@ export function setReasoningEffortLast(chatBody: Record<string, unknown>, effort
  */
 export function refusesReasoningEffort(status: number, bodyText: string): boolean {
   if (status !== 400 || !bodyText.includes(REASONING_EFFORT_FIELD)) return false;
-  const error = errorOf(bodyText);
+  const error = errorObjectOf(bodyText);
   if (error === null) return REFUSAL_WORDINGS.some((wording) => wording.test(bodyText));
   if (error['param'] === REASONING_EFFORT_FIELD) return true;
   const message = error['message'];
@@ -58,18 +58,6 @@ const REFUSAL_WORDINGS = [
   // LiteLLM: "does not support parameters: ['logit_bias', 'reasoning_effort']": the list right after the words.
   new RegExp(`does not support param(?:eter)?s?: \\[[^\\]]*['"]${REASONING_EFFORT_FIELD}['"]`, 'i'),
 ];
-
-/** The `error` object of an OpenAI-shaped body (or the body itself); null when the body is no JSON object. */
-function errorOf(bodyText: string): Record<string, unknown> | null {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(bodyText);
-  } catch {
-    return null;
-  }
-  if (!isRecord(parsed)) return null;
-  return isRecord(parsed['error']) ? parsed['error'] : parsed;
-}
 
 /** Longest tail a translated body's effort member takes (`,"reasoning_effort":"<level>"}`), with room for any level. */
 const EFFORT_TAIL_MAX_BYTES = 64;

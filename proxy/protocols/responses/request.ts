@@ -4,6 +4,7 @@ import type { ChatRequestOptions } from '../adapter.ts';
 import { foundToolsMessage, imagePart, textPart, untranslatedToolResult, userContent, withLeadingSystem } from '../chat/chatMessages.ts';
 import type { AssistantMessage, ChatContentPart, ChatMessage, ChatToolCall } from '../chat/chatMessages.ts';
 import { isReturnableReasoning, joinedReasoning } from '../chat/returnedReasoning.ts';
+import { outputBoundMember } from '../chat/maxTokens.ts';
 import {
   addRelayThinking,
   type AnswerSource,
@@ -75,8 +76,11 @@ export function responsesToChatRequest(body: unknown, options: ChatRequestOption
   if (messages.length === 0) return badRequest(noInputMessage(body as Record<string, unknown>, request.input ?? []));
   signaturesOfCurrentTurnOnly(messages);
 
-  const chatBody: Record<string, unknown> = { model: options.upstreamModel, messages: withLeadingSystem(messages) };
-  if (request.max_output_tokens != null) chatBody['max_tokens'] = request.max_output_tokens;
+  const chatBody: Record<string, unknown> = {
+    ...outputBoundMember(request.max_output_tokens ?? null, options.maxTokensRefused),
+    model: options.upstreamModel,
+    messages: withLeadingSystem(messages),
+  };
   if (request.temperature != null) chatBody['temperature'] = request.temperature;
   if (request.top_p != null) chatBody['top_p'] = request.top_p;
   Object.assign(chatBody, toolFields(tools, request, notes, namer), outputFormatFields(request, notes));

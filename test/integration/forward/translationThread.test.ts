@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { chatRequestFor } from '../../../proxy/forward/translation/translationJob.ts';
+import { NO_MODEL_REFUSALS } from '../../../proxy/protocols/adapter.ts';
 import {
   MAX_TRANSLATION_THREAD_FAILURES,
   RETIRE_AFTER_JOB_BYTES,
@@ -30,7 +31,7 @@ describe('TranslationThread', () => {
     const thread = new TranslationThread();
     const body = chunked(MESSAGES_BODY);
     const translated = await thread.translate('messages', body.chunks, body.byteLength, 'gpt-4o-mini', { gatewayTag: 'gw' });
-    const onLoop = chatRequestFor('messages', MESSAGES_BODY, 'gpt-4o-mini', [], 'gw');
+    const onLoop = chatRequestFor('messages', MESSAGES_BODY, 'gpt-4o-mini', NO_MODEL_REFUSALS, 'gw');
     if (!translated.ok || !onLoop.ok) throw new Error('expected both translations to succeed');
     expect(translated.sentJson.toString('utf8')).toBe(JSON.stringify(onLoop.chatBody));
     expect({ stream: translated.stream, notes: translated.notes }).toEqual({ stream: onLoop.stream, notes: onLoop.notes });
@@ -80,7 +81,7 @@ describe('TranslationThread', () => {
     };
     const body = chunked(responsesBody);
     const translated = await thread.translate('responses', body.chunks, body.byteLength, 'gpt-4o-mini', { gatewayTag: 'gw' });
-    const onLoop = chatRequestFor('responses', responsesBody, 'gpt-4o-mini', [], 'gw');
+    const onLoop = chatRequestFor('responses', responsesBody, 'gpt-4o-mini', NO_MODEL_REFUSALS, 'gw');
     if (!translated.ok || !onLoop.ok) throw new Error('expected both translations to succeed');
     expect(onLoop.clientToolNames).toMatchObject({ apply_patch: { name: 'apply_patch', freeform: true } });
     expect(translated.clientToolNames).toEqual(onLoop.clientToolNames);

@@ -132,6 +132,17 @@ describe('anthropicToChatRequest: parameters', () => {
     expect(result.notes).toEqual([]);
   });
 
+  // OpenAI's reasoning models refuse max_tokens on chat (chat/maxTokens.ts): the bound leads the body, so a refusal renames it on the bytes.
+  it.each([
+    [false, 'max_tokens'],
+    [true, 'max_completion_tokens'],
+  ])('max_tokens leads the body (max_tokens refused for the model: %s) as %s, with no note', (maxTokensRefused, name) => {
+    const result = chatBodyOf({ ...base, messages }, { maxTokensRefused });
+    expect(Object.keys(result.chatBody)).toEqual([name, 'model', 'messages']);
+    expect(result.chatBody[name]).toBe(1024);
+    expect(result.notes).toEqual([]);
+  });
+
   it("names Claude Code's output_config.effort in the note when the gateway refused its level of reasoning_effort for the model", () => {
     const result = chatBodyOf(
       { ...base, messages, thinking: { type: 'adaptive' }, output_config: { effort: 'low' } },

@@ -11,7 +11,13 @@ import { responsesToChatRequest } from '../../../proxy/protocols/responses/reque
  */
 const MADE_BY = 'gateway-that-answered';
 const FALLBACK = 'fallback-gateway';
-const requestOptions = (gatewayTag: string) => ({ upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [], gatewayTag });
+const requestOptions = (gatewayTag: string) => ({
+  upstreamModel: 'gw-model',
+  includeUsage: true,
+  refusedReasoningEfforts: [],
+  maxTokensRefused: false,
+  gatewayTag,
+});
 
 /** A chat answer that called a tool after thinking: LiteLLM's signed blocks, OpenRouter's, or DeepSeek's plain reasoning_content. */
 const toolTurnAnswer = (thinking: Record<string, unknown>) => ({

@@ -9,7 +9,13 @@ import { chatToResponsesResponse } from '../../../proxy/protocols/responses/resp
  * https://github.com/SaladDay/cc-switch-cli/issues/466). Its `functions` namespace is Codex's own
  * tools, which Codex runs whether a call names that namespace or not (seen with Codex 0.169).
  */
-const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[], gatewayTag: 'gw' };
+const options = {
+  upstreamModel: 'gw-model',
+  includeUsage: true,
+  refusedReasoningEfforts: [] as string[],
+  maxTokensRefused: false,
+  gatewayTag: 'gw',
+};
 const parameters = { type: 'object', properties: {} };
 const EXEC = {
   type: 'custom',

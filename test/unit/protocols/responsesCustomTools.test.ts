@@ -13,7 +13,13 @@ import { characterPieces, fedChunks, finishChunk, parseFrames, toolChunk } from 
  * tool goes as a function taking one string, `input` (the JSON form of apply_patch Codex itself
  * has: create_apply_patch_json_tool in openai/codex), and the call comes back as a custom tool call.
  */
-const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[], gatewayTag: 'gw' };
+const options = {
+  upstreamModel: 'gw-model',
+  includeUsage: true,
+  refusedReasoningEfforts: [] as string[],
+  maxTokensRefused: false,
+  gatewayTag: 'gw',
+};
 const GRAMMAR = 'start: begin_patch hunk+ end_patch\nbegin_patch: "*** Begin Patch" LF';
 const APPLY_PATCH = {
   type: 'custom',

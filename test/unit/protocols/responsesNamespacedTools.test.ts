@@ -13,7 +13,13 @@ import { fedChunks, finishChunk, parseFrames, toolChunk } from './chatChunks.ts'
  * it (https://github.com/butterbase-ai/butterbase/pull/134).
  */
 const CHAT_FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[], gatewayTag: 'gw' };
+const options = {
+  upstreamModel: 'gw-model',
+  includeUsage: true,
+  refusedReasoningEfforts: [] as string[],
+  maxTokensRefused: false,
+  gatewayTag: 'gw',
+};
 const parameters = { type: 'object', properties: { targets: { type: 'array', items: { type: 'string' } } } };
 
 const fn = (name: string, description?: string) => ({

@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { PREVIOUS_RESPONSE_ID_MESSAGE, responsesToChatRequest } from '../../../proxy/protocols/responses/request.ts';
 
-const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[], gatewayTag: 'gw' };
+const options = {
+  upstreamModel: 'gw-model',
+  includeUsage: true,
+  refusedReasoningEfforts: [] as string[],
+  maxTokensRefused: false,
+  gatewayTag: 'gw',
+};
 const base = { model: 'gpt-5-codex' };
 
 function translated(body: Record<string, unknown>, extra: Partial<typeof options> = {}) {
@@ -312,6 +318,17 @@ describe('responsesToChatRequest: parameters', () => {
     expect(result.notes).toEqual(expectedNotes);
     // Sent last, so that a gateway's refusal of it can take it off the bytes sent (chat/reasoningEffort.ts).
     if (sentEffort !== undefined) expect(Object.keys(result.chatBody).at(-1)).toBe('reasoning_effort');
+  });
+
+  // OpenAI's reasoning models refuse max_tokens on chat (chat/maxTokens.ts): the bound leads the body, so a refusal renames it on the bytes.
+  it.each([
+    [false, 'max_tokens'],
+    [true, 'max_completion_tokens'],
+  ])('max_output_tokens leads the body (max_tokens refused for the model: %s) as %s, with no note', (maxTokensRefused, name) => {
+    const result = translated({ input, max_output_tokens: 500, reasoning: { effort: 'high' } }, { maxTokensRefused });
+    expect(Object.keys(result.chatBody)).toEqual([name, 'model', 'messages', 'reasoning_effort']);
+    expect(result.chatBody[name]).toBe(500);
+    expect(result.notes).toEqual([]);
   });
 
   it('asks for the usage chunk when streaming', () => {

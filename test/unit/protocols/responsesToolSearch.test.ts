@@ -14,7 +14,13 @@ import { characterPieces, fedChunks, finishChunk, parseFrames, toolChunk } from 
  * `tools` are the tools found, in Responses form (namespaces of function tools). OpenAI's API
  * offers the model those tools from then on; chat has no such item, so they are offered as tools.
  */
-const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[], gatewayTag: 'gw' };
+const options = {
+  upstreamModel: 'gw-model',
+  includeUsage: true,
+  refusedReasoningEfforts: [] as string[],
+  maxTokensRefused: false,
+  gatewayTag: 'gw',
+};
 // As Codex 0.169 sent it to gpt-5.5 (captured), its description cut short.
 const TOOL_SEARCH = {
   type: 'tool_search',

@@ -2,7 +2,13 @@ import { describe, expect, it } from 'vitest';
 import { anthropicToChatRequest } from '../../../proxy/protocols/anthropic/request.ts';
 import { responsesToChatRequest } from '../../../proxy/protocols/responses/request.ts';
 
-const options = { upstreamModel: 'gw-model', includeUsage: true, refusedReasoningEfforts: [] as string[], gatewayTag: 'gw' };
+const options = {
+  upstreamModel: 'gw-model',
+  includeUsage: true,
+  refusedReasoningEfforts: [] as string[],
+  maxTokensRefused: false,
+  gatewayTag: 'gw',
+};
 const responses = (input: unknown, extra: Record<string, unknown> = {}) => responsesToChatRequest({ model: 'm', input, ...extra }, options);
 
 /**

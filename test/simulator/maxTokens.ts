@@ -1,0 +1,16 @@
+import type { Dialect } from './dialect.ts';
+import { maxTokensUnsupported } from './gatewayErrors.ts';
+import type { CapabilityRefusal, ModelCapabilities } from './modelCapabilities.ts';
+
+/**
+ * A model's answer to chat's `max_tokens` when it takes only `max_completion_tokens`
+ * (Dialect.unsupportedMaxTokens), or null when it takes the request.
+ */
+export function maxTokensRefusal(
+  dialect: Dialect,
+  capabilities: ModelCapabilities,
+  json: Record<string, unknown>,
+): CapabilityRefusal | null {
+  if (capabilities.maxTokens || dialect.unsupportedMaxTokens === 'mapped' || !('max_tokens' in json)) return null;
+  return { status: 400, body: maxTokensUnsupported(), subject: String(json.model) };
+}

@@ -6,7 +6,7 @@ import { streamErrorEvent } from './errors.ts';
 import { renderError } from './gatewayErrors.ts';
 import { capabilitiesOf, capabilityRefusal, type AccountModels } from './modelCapabilities.ts';
 import { answerModelFailure, streamErrorData } from './modelFailure.ts';
-import { maxTokensRefusal } from './maxTokens.ts';
+import { maxTokensRefusal, temperatureRefusal } from './maxTokens.ts';
 import { reasoningEffortRefusal } from './reasoningEffort.ts';
 import { returnedReasoningRefusal } from './returnedReasoning.ts';
 import { thoughtSignatureFor, thoughtSignatureRefusal } from './thoughtSignatures.ts';
@@ -53,6 +53,7 @@ export async function answerChat(
   const refusal =
     capabilityRefusal(context.account, json) ??
     maxTokensRefusal(voice.dialect, capabilities, json) ??
+    temperatureRefusal(voice.dialect, capabilities, json) ??
     reasoningEffortRefusal(voice.dialect, capabilities, json) ??
     returnedReasoningRefusal(voice.dialect, capabilities, json.messages) ??
     thoughtSignatureRefusal(voice.dialect, json.messages) ??

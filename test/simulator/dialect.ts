@@ -94,7 +94,8 @@ export type CanonicalErrorCode =
   | 'stream_unsupported'
   | 'reasoning_effort_unsupported'
   | 'reasoning_effort_level_unsupported'
-  | 'max_tokens_unsupported';
+  | 'max_tokens_unsupported'
+  | 'temperature_unsupported';
 
 /** What a dialect says instead of the canonical error; unset fields keep the canonical value. */
 export interface ErrorOverride {

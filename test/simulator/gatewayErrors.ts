@@ -91,6 +91,20 @@ export function maxTokensUnsupported(): SimulatedErrorBody {
 }
 
 /**
+ * OpenAI's answer to a `temperature` other than the default for the same reasoning models: a 400
+ * naming it, code `unsupported_value` (gabrii/Cursor-Azure-GPT-5#33 for gpt-5 on Azure,
+ * QwenLM/qwen-code#921 for gpt-5-mini, OpenHands/OpenHands#4131 for o1-mini).
+ */
+export function temperatureUnsupported(value: unknown): SimulatedErrorBody {
+  return errorBody(
+    `Unsupported value: 'temperature' does not support ${String(value)} with this model. Only the default (1) value is supported.`,
+    'invalid_request_error',
+    'temperature_unsupported',
+    'temperature',
+  );
+}
+
+/**
  * The canonical codes the simulator uses internally, mapped to the code OpenAI puts on the wire
  * when no dialect says otherwise.
  */
@@ -101,6 +115,7 @@ const WIRE_CODE: Partial<Record<CanonicalErrorCode, string | null>> = {
   reasoning_effort_unsupported: 'unsupported_parameter',
   reasoning_effort_level_unsupported: 'unsupported_value',
   max_tokens_unsupported: 'unsupported_parameter',
+  temperature_unsupported: 'unsupported_value',
   model_not_open: 'model_not_found',
 };
 

@@ -1,5 +1,5 @@
 import type { Dialect } from './dialect.ts';
-import { maxTokensUnsupported } from './gatewayErrors.ts';
+import { maxTokensUnsupported, temperatureUnsupported } from './gatewayErrors.ts';
 import type { CapabilityRefusal, ModelCapabilities } from './modelCapabilities.ts';
 
 /**
@@ -13,4 +13,18 @@ export function maxTokensRefusal(
 ): CapabilityRefusal | null {
   if (capabilities.maxTokens || dialect.unsupportedMaxTokens === 'mapped' || !('max_tokens' in json)) return null;
   return { status: 400, body: maxTokensUnsupported(), subject: String(json.model) };
+}
+
+/**
+ * The same models' answer to a `temperature` other than the default 1, or null: refused as OpenAI
+ * does, unless the dialect maps the request for them (LiteLLM drops what they do not take).
+ */
+export function temperatureRefusal(
+  dialect: Dialect,
+  capabilities: ModelCapabilities,
+  json: Record<string, unknown>,
+): CapabilityRefusal | null {
+  if (capabilities.maxTokens || dialect.unsupportedMaxTokens === 'mapped' || json.temperature === undefined || json.temperature === 1)
+    return null;
+  return { status: 400, body: temperatureUnsupported(json.temperature), subject: String(json.model) };
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { chatBodyWithMaxCompletionTokens, refusesMaxTokens } from '../../protocols/chat/maxTokens.ts';
 import type { Capability, CapabilityBadge } from '../../contracts/models.ts';
 import { buildUpstreamHeaders } from '../../forward/headers.ts';
 import { fetchUpstreamText } from '../../forward/upstreamClient.ts';
@@ -68,9 +69,9 @@ function readResults(json: unknown): EntriesRead<CapabilityResults> | null {
 }
 
 async function runProbe(target: UpstreamTarget, probe: CapabilityProbe): Promise<boolean | null> {
-  try {
-    const bytes = Buffer.from(JSON.stringify(probe.body));
-    const answer = await fetchUpstreamText({
+  const send = (body: Record<string, unknown>) => {
+    const bytes = Buffer.from(JSON.stringify(body));
+    return fetchUpstreamText({
       url: `${target.profile.baseUrl}/${probe.path}`,
       method: 'POST',
       headers: buildUpstreamHeaders(probe.headers, target.apiKey, { contentLength: bytes.length, droppedHeaderPrefixes: [] }),
@@ -79,6 +80,12 @@ async function runProbe(target: UpstreamTarget, probe: CapabilityProbe): Promise
       connectTimeoutMs: target.profile.timeouts.connectTimeoutMs,
       idleTimeoutMs: PROBE_TIMEOUT_MS,
     });
+  };
+  try {
+    let answer = await send(probe.body);
+    // A model that takes only max_completion_tokens (OpenAI's reasoning models) refused the probe for its name alone.
+    const renamed = refusesMaxTokens(answer.statusCode, answer.bodyText) ? chatBodyWithMaxCompletionTokens(probe.body) : null;
+    if (renamed !== null) answer = await send(renamed);
     const bodyText = answer.bodyText.slice(0, PROBE_BODY_LIMIT_CHARS);
     const contentType = answer.headers['content-type'];
     return interpretProbe(probe.capability, {

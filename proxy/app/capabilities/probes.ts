@@ -19,7 +19,8 @@ const JSON_HEADERS = { 'content-type': 'application/json', accept: 'application/
 const SHORT_PROMPT = 'Reply with the single word OK.';
 
 export function capabilityProbes(model: string): CapabilityProbe[] {
-  const chat = { model, messages: [{ role: 'user', content: SHORT_PROMPT }], max_tokens: 5, temperature: 0 };
+  // No temperature: OpenAI's reasoning models refuse any but their default.
+  const chat = { model, messages: [{ role: 'user', content: SHORT_PROMPT }], max_tokens: 5 };
   return [
     { capability: 'chat', path: 'chat/completions', headers: JSON_HEADERS, body: chat },
     {

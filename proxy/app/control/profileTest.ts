@@ -4,11 +4,13 @@ import { explainError } from '../../core/errorClass.ts';
 import { osCaStoreTrusted } from '../../core/osCaStore.ts';
 import type { UpstreamTarget } from '../../contracts/ports.ts';
 import { modelIdsFrom } from '../../forward/gatewayModels.ts';
+import { chatBodyWithMaxCompletionTokens, refusesMaxTokens } from '../../protocols/chat/maxTokens.ts';
 import { probeGateway, type ProbeResult } from './gatewayProbe.ts';
 
 /** The one-token chat: the cheapest request that proves a model answers for this account. */
-export function oneTokenChat(model: string): unknown {
-  return { model, messages: [{ role: 'user', content: 'Reply with OK.' }], max_tokens: 1, temperature: 0, stream: false };
+export function oneTokenChat(model: string): Record<string, unknown> {
+  // No temperature: OpenAI's reasoning models refuse any but their default.
+  return { model, messages: [{ role: 'user', content: 'Reply with OK.' }], max_tokens: 1, stream: false };
 }
 
 /**
@@ -46,7 +48,11 @@ export async function runProfileTest(target: UpstreamTarget, model: string | und
   const models = modelsProbe.errorClass === null ? modelIdsFrom(modelsProbe.bodyText, [target.apiKey]) : [];
   const steps = [testStep('models', modelsProbe, { modelCount: models.length })];
   if (model) {
-    const chatProbe = await probeGateway(target, 'POST', '/chat/completions', oneTokenChat(model));
+    const chat = oneTokenChat(model);
+    let chatProbe = await probeGateway(target, 'POST', '/chat/completions', chat);
+    // A model that takes only max_completion_tokens (OpenAI's reasoning models) refused the test for its name alone.
+    const renamed = refusesMaxTokens(chatProbe.status ?? 0, chatProbe.bodyText) ? chatBodyWithMaxCompletionTokens(chat) : null;
+    if (renamed !== null) chatProbe = await probeGateway(target, 'POST', '/chat/completions', renamed);
     steps.push(testStep('chat', chatProbe, { model }));
   }
   return { steps, models };

@@ -68,3 +68,13 @@ export function requestWithMaxCompletionTokens(sentBody: Buffer, answer: { statu
   if (!refusesMaxTokens(answer.status, answer.bodyText)) return null;
   return bytesWithMaxCompletionTokens(sentBody);
 }
+
+/**
+ * A chat body Airlock writes itself (the window's Test, the capability check) with its `max_tokens`
+ * renamed, for a gateway that refused the name; null when the body has none.
+ */
+export function chatBodyWithMaxCompletionTokens(body: Readonly<Record<string, unknown>>): Record<string, unknown> | null {
+  if (!(MAX_TOKENS_FIELD in body)) return null;
+  const { [MAX_TOKENS_FIELD]: bound, ...rest } = body;
+  return { [MAX_COMPLETION_TOKENS_FIELD]: bound, ...rest };
+}

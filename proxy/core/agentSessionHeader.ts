@@ -10,9 +10,18 @@ const AGENT_SESSION_ID_MAX_CHARS = 120;
 /**
  * Headers agents name their session with: Claude Code sends x-claude-code-session-id; Codex sends
  * session-id and thread-id (codex-rs's model client), and its earlier releases session_id
- * (codex-api's requests/headers.rs). The first one present wins.
+ * (codex-api's requests/headers.rs); opencode sends x-session-affinity and X-Session-Id, both its
+ * session's id, to any provider but its own (packages/opencode/src/session/llm.ts, seen with
+ * 1.18.33). The first one present wins.
  */
-const SESSION_HEADER_NAMES = ['x-claude-code-session-id', 'session-id', 'thread-id', 'session_id'] as const;
+const SESSION_HEADER_NAMES = [
+  'x-claude-code-session-id',
+  'session-id',
+  'thread-id',
+  'session_id',
+  'x-session-affinity',
+  'x-session-id',
+] as const;
 
 export function agentSessionIdOf(headers: Record<string, string>): string | null {
   // Read for every logged row: one pass over the headers, no lower-cased copy of them all.

@@ -34,8 +34,8 @@ afterAll(async () => {
   await harness?.close();
 });
 
-/** One request as opencode sends it, read to its end. */
-async function send(sessionId: string, body: object): Promise<void> {
+/** One request as opencode sends it, read to its end; a subagent's names its parent's session too. */
+async function send(sessionId: string, body: object, parentSessionId?: string): Promise<void> {
   const response = await fetch(`${harness.proxy.url}/v1/chat/completions`, {
     method: 'POST',
     headers: {
@@ -44,6 +44,7 @@ async function send(sessionId: string, body: object): Promise<void> {
       'user-agent': OPENCODE_USER_AGENT,
       'x-session-affinity': sessionId,
       'x-session-id': sessionId,
+      ...(parentSessionId === undefined ? {} : { 'x-parent-session-id': parentSessionId }),
     },
     body: JSON.stringify({ model: 'gpt-4o-mini', max_tokens: 32000, ...body, stream: true, stream_options: { include_usage: true } }),
   });
@@ -71,10 +72,27 @@ async function openCodeRun(sessionId: string, prompt: string): Promise<void> {
   });
 }
 
+/** The agent's turn calls the task tool: a subagent runs in a session of its own, then the agent's turn goes on. */
+async function subagentRun(sessionId: string, subagentSessionId: string, prompt: string): Promise<void> {
+  await openCodeRun(sessionId, prompt);
+  await send(
+    subagentSessionId,
+    {
+      messages: [
+        { role: 'system', content: AGENT_INSTRUCTIONS },
+        { role: 'user', content: 'List the files' },
+      ],
+      tools: [BASH_TOOL],
+      tool_choice: 'auto',
+    },
+    sessionId,
+  );
+}
+
 describe('opencode through Airlock', () => {
-  it('is one session per run under opencode’s own id, its title request in it, never one session of all runs’ titles', async () => {
+  it('is one session per run under opencode’s own id, its title request and its subagent in it, never one session of all runs’ titles', async () => {
     await openCodeRun('ses_dda90fa31ffehi5sXK7Y2TpHwF', 'Write a haiku about rivers');
-    await openCodeRun('ses_dda9de2a1ffebz1NRq3c9h28X9', 'Explain monads briefly');
+    await subagentRun('ses_dda9de2a1ffebz1NRq3c9h28X9', 'ses_dda88fb9cffeQA91EQaKInbYVx', 'Explain monads briefly');
     await harness.log.flush();
 
     const page = await harness.json<AgentSessionPage>('/agent-sessions');
@@ -82,7 +100,7 @@ describe('opencode through Airlock', () => {
     expect(sessions).toEqual(
       expect.arrayContaining([
         { id: 'ses_dda90fa31ffehi5sXK7Y2TpHwF', source: 'agent', turns: 2 },
-        { id: 'ses_dda9de2a1ffebz1NRq3c9h28X9', source: 'agent', turns: 2 },
+        { id: 'ses_dda9de2a1ffebz1NRq3c9h28X9', source: 'agent', turns: 3 },
       ]),
     );
     expect(sessions).toHaveLength(2);

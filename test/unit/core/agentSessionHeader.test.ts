@@ -17,6 +17,9 @@ describe("an agent's session id", () => {
     // packages/opencode/src/session/llm.ts; the values are equal, as sent to Airlock).
     ['opencode', { 'x-session-affinity': 'ses_oc1', 'X-Session-Id': 'ses_oc1', 'user-agent': 'opencode/1.18.33' }, 'ses_oc1'],
     ['opencode, x-session-id alone', { 'x-session-id': 'ses_oc1' }, 'ses_oc1'],
+    // An opencode subagent has a session of its own and names its parent's in x-parent-session-id: its
+    // turns join the run's session, as a Claude Code subagent's do under their parent's session id.
+    ['an opencode subagent', { 'x-session-affinity': 'ses_sub', 'x-session-id': 'ses_sub', 'x-parent-session-id': 'ses_oc1' }, 'ses_oc1'],
   ])('%s', (_name, headers, expected) => {
     expect(agentSessionIdOf(headers)).toBe(expected);
   });
@@ -25,6 +28,7 @@ describe("an agent's session id", () => {
     ['Codex', { session_id: 'cx-old', authorization: 'Bearer x', 'user-agent': 'codex_exec/0.40.0' }, 'cx-old'],
     ['opencode', { 'x-session-affinity': 'ses_oc1', authorization: 'Bearer x', 'user-agent': 'opencode/1.18.33' }, 'ses_oc1'],
     ['opencode, x-session-id alone', { 'X-Session-Id': 'ses_oc1', authorization: 'Bearer x' }, 'ses_oc1'],
+    ['an opencode subagent', { 'x-session-id': 'ses_sub', 'x-parent-session-id': 'ses_oc1', authorization: 'Bearer x' }, 'ses_oc1'],
   ])("%s's is kept by the header allowlist, which picks what the log is given", (_name, headers, expected) => {
     expect(agentSessionIdOf(pickAllowedHeaders(headers))).toBe(expected);
   });

@@ -10,7 +10,7 @@ import type { RequestSummary } from './requests.ts';
 /** One session in the list, newest activity first. */
 export interface AgentSessionSummary {
   id: string;
-  /** The agent sent this id (Claude Code, Codex) or Airlock derived it from the conversation's opening. */
+  /** The agent sent this id (Claude Code, Codex, opencode) or Airlock derived it from the conversation's opening. */
   source: 'agent' | 'derived';
   /** The client token's name of the first turn. */
   clientName: string | null;

@@ -23,6 +23,9 @@ const ALLOWED_HEADER_NAMES: ReadonlySet<string> = new Set([
   'session_id',
   'thread-id',
   'x-claude-code-session-id',
+  'x-parent-session-id',
+  'x-session-affinity',
+  'x-session-id',
   'user-agent',
   'x-request-id',
 ]);

@@ -16,14 +16,21 @@ function clientTokenHelp(command: NamedCommand): string {
   );
 }
 
+/** The Bearer word alone, the header trimmed: a tool's empty API key. */
+const EMPTY_BEARER = /^Bearer$/i;
+
 /**
  * Why none of what was sent is a token of this Airlock, naming nothing of it (it may be the gateway
  * key: a tool set up before Airlock, or the key pasted where the token goes).
  */
 function whyRefused(presented: readonly string[], headers: IncomingHttpHeaders): string {
   if (presented.length === 0) {
+    const authorization = headers.authorization?.trim();
+    // A tool whose API key setting is empty still sends the Bearer word (Continue's CLI 1.5.47 does).
+    if (authorization !== undefined && EMPTY_BEARER.test(authorization))
+      return 'The Authorization header sent has "Bearer" and no token after it: the tool\'s API key is empty.';
     // Sent, but in a form no token is read from (the token without its Bearer word, Basic): "none sent" sent the user looking for a missing setting.
-    return headers.authorization?.trim()
+    return authorization
       ? 'The Authorization header sent holds no "Bearer <token>", the only form Airlock reads a client token from there.'
       : 'No Airlock client token was sent.';
   }

@@ -4,7 +4,7 @@ import { contentText, messagesOf } from '../../protocols/messageText.ts';
 import { agentSessionIdOf } from '../../core/agentSessionHeader.ts';
 
 /**
- * Which agent session a request belongs to. Claude Code and Codex name theirs in a header
+ * Which agent session a request belongs to. Claude Code, Codex and opencode name theirs in a header
  * (agentSessionIdOf); any other tool resends its whole conversation each turn, so the turns of one
  * conversation share their opening: the system text and the first user message. Those, with the
  * client token's name, are hashed into the session id. Read on the log thread, never while forwarding;

@@ -13,12 +13,23 @@ describe("an agent's session id", () => {
     // Earlier Codex releases name it with an underscore (openai/codex, codex-api requests/headers.rs: `session_id`).
     ['an earlier Codex session_id', { session_id: 'cx-old' }, 'cx-old'],
     ['the current names before the earlier one', { session_id: 'cx-old', 'session-id': 'cx-1' }, 'cx-1'],
+    // opencode names its session in both headers to any provider but its own (opencode 1.18.33,
+    // packages/opencode/src/session/llm.ts; the values are equal, as sent to Airlock).
+    ['opencode', { 'x-session-affinity': 'ses_oc1', 'X-Session-Id': 'ses_oc1', 'user-agent': 'opencode/1.18.33' }, 'ses_oc1'],
+    ['opencode, x-session-id alone', { 'x-session-id': 'ses_oc1' }, 'ses_oc1'],
+    // An opencode subagent has a session of its own and names its parent's in x-parent-session-id: its
+    // turns join the run's session, as a Claude Code subagent's do under their parent's session id.
+    ['an opencode subagent', { 'x-session-affinity': 'ses_sub', 'x-session-id': 'ses_sub', 'x-parent-session-id': 'ses_oc1' }, 'ses_oc1'],
   ])('%s', (_name, headers, expected) => {
     expect(agentSessionIdOf(headers)).toBe(expected);
   });
 
-  it('is kept by the header allowlist, which picks what the log is given', () => {
-    const picked = pickAllowedHeaders({ session_id: 'cx-old', authorization: 'Bearer x', 'user-agent': 'codex_exec/0.40.0' });
-    expect(agentSessionIdOf(picked)).toBe('cx-old');
+  it.each<[string, Record<string, string>, string]>([
+    ['Codex', { session_id: 'cx-old', authorization: 'Bearer x', 'user-agent': 'codex_exec/0.40.0' }, 'cx-old'],
+    ['opencode', { 'x-session-affinity': 'ses_oc1', authorization: 'Bearer x', 'user-agent': 'opencode/1.18.33' }, 'ses_oc1'],
+    ['opencode, x-session-id alone', { 'X-Session-Id': 'ses_oc1', authorization: 'Bearer x' }, 'ses_oc1'],
+    ['an opencode subagent', { 'x-session-id': 'ses_sub', 'x-parent-session-id': 'ses_oc1', authorization: 'Bearer x' }, 'ses_oc1'],
+  ])("%s's is kept by the header allowlist, which picks what the log is given", (_name, headers, expected) => {
+    expect(agentSessionIdOf(pickAllowedHeaders(headers))).toBe(expected);
   });
 });

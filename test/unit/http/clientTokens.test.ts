@@ -94,7 +94,13 @@ describe('createClientAuthenticator', () => {
     // Sent, but not where Airlock reads one: "no token was sent" sent the user to look for a missing setting.
     ['a Basic header', { authorization: 'Basic dXNlcjpwYXNz' }, /^The Authorization header sent holds no "Bearer <token>"/],
     ['a token without its Bearer word', { authorization: generateToken() }, /^The Authorization header sent holds no "Bearer <token>"/],
-    ['an empty Bearer', { authorization: 'Bearer ' }, /^The Authorization header sent holds no "Bearer <token>"/],
+    // Continue's CLI 1.5.47 with no apiKey in its model entry sends `Bearer` and nothing after it.
+    [
+      'an empty Bearer',
+      { authorization: 'Bearer ' },
+      /^The Authorization header sent has "Bearer" and no token after it: the tool's API key is empty\./,
+    ],
+    ['a bare Bearer', { authorization: 'Bearer' }, /^The Authorization header sent has "Bearer" and no token after it/],
     // Request ids start with alk_ too (core/requestId.ts): copied from the window's log, one is no revoked token.
     [
       'a request id pasted as the token',

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync, renameSync } from 'node:fs';
+import { z } from 'zod';
 import path from 'node:path';
 import { writeFileAtomic } from './profiles/atomicWrite.ts';
 import { asideName, type AsideKind } from '../core/asideName.ts';
@@ -8,6 +9,23 @@ export interface EntriesRead<T> {
   usable: T;
   entries: number;
   unread: number;
+}
+
+/**
+ * Reads `{ version, refusals: [...] }` entry by entry: the entries of `entrySchema`'s shape are
+ * usable, the others counted as unread; null for another shape or version.
+ */
+export function versionedListReader<Entry>(version: number, entrySchema: z.ZodType<Entry>): (json: unknown) => EntriesRead<Entry[]> | null {
+  const fileSchema = z.object({ version: z.literal(version), refusals: z.array(z.unknown()) });
+  return (json) => {
+    const file = fileSchema.safeParse(json);
+    if (!file.success) return null;
+    const usable = file.data.refusals.flatMap((entry) => {
+      const parsed = entrySchema.safeParse(entry);
+      return parsed.success ? [parsed.data] : [];
+    });
+    return { usable, entries: file.data.refusals.length, unread: file.data.refusals.length - usable.length };
+  };
 }
 
 interface KeptJsonFile<T> {

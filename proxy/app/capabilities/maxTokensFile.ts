@@ -1,23 +1,13 @@
 import { z } from 'zod';
 import { MaxTokensRefusals, type MaxTokensRefusal } from '../../forward/maxTokensRefusals.ts';
-import { keepJsonFile, type EntriesRead } from '../keptJsonFile.ts';
+import { keepJsonFile, versionedListReader } from '../keptJsonFile.ts';
 
 /** Beside `reasoning-effort-refusals.json`: the models whose gateway refused chat's `max_tokens`. */
 export const MAX_TOKENS_REFUSALS_FILE_NAME = 'max-tokens-refusals.json';
 const FORMAT_VERSION = 1;
 
-const fileSchema = z.object({ version: z.literal(FORMAT_VERSION), refusals: z.array(z.unknown()) });
 const entrySchema = z.object({ profileId: z.string(), baseUrl: z.string(), model: z.string() });
-
-function readRefusals(json: unknown): EntriesRead<MaxTokensRefusal[]> | null {
-  const file = fileSchema.safeParse(json);
-  if (!file.success) return null;
-  const refusals = file.data.refusals.flatMap((entry) => {
-    const parsed = entrySchema.safeParse(entry);
-    return parsed.success ? [parsed.data] : [];
-  });
-  return { usable: refusals, entries: file.data.refusals.length, unread: file.data.refusals.length - refusals.length };
-}
+const readRefusals = versionedListReader(FORMAT_VERSION, entrySchema);
 
 interface KeptMaxTokensRefusals {
   refusals: MaxTokensRefusals;

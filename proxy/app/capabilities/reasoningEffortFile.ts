@@ -1,28 +1,18 @@
 import { z } from 'zod';
 import { ReasoningEffortRefusals, type RefusedEfforts } from '../../forward/reasoningEffortRefusals.ts';
-import { keepJsonFile, type EntriesRead } from '../keptJsonFile.ts';
+import { keepJsonFile, versionedListReader } from '../keptJsonFile.ts';
 
 /** Beside `capabilities.json`: what the gateways said of their models, kept in the data directory. */
 export const REASONING_EFFORT_REFUSALS_FILE_NAME = 'reasoning-effort-refusals.json';
 const FORMAT_VERSION = 1;
 
-const fileSchema = z.object({ version: z.literal(FORMAT_VERSION), refusals: z.array(z.unknown()) });
 const entrySchema = z.object({
   profileId: z.string(),
   baseUrl: z.string(),
   model: z.string(),
   levels: z.array(z.string()),
 });
-
-function readRefusals(json: unknown): EntriesRead<RefusedEfforts[]> | null {
-  const file = fileSchema.safeParse(json);
-  if (!file.success) return null;
-  const refusals = file.data.refusals.flatMap((entry) => {
-    const parsed = entrySchema.safeParse(entry);
-    return parsed.success ? [parsed.data] : [];
-  });
-  return { usable: refusals, entries: file.data.refusals.length, unread: file.data.refusals.length - refusals.length };
-}
+const readRefusals = versionedListReader(FORMAT_VERSION, entrySchema);
 
 interface KeptReasoningEffortRefusals {
   refusals: ReasoningEffortRefusals;

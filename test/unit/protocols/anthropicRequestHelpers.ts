@@ -1,13 +1,8 @@
 import { anthropicToChatRequest } from '../../../proxy/protocols/anthropic/request.ts';
 
-/** Translation options of a gateway that takes every reasoning level: tests override one at a time. */
-export const options = {
-  upstreamModel: 'gw-model',
-  includeUsage: true,
-  refusedReasoningEfforts: [] as string[],
-  maxTokensRefused: false,
-  gatewayTag: 'gw',
-};
+import { translationOptions } from './translationOptions.ts';
+
+export const options = translationOptions;
 /** The fields every Anthropic Messages request needs besides its messages. */
 export const base = { model: 'claude-sonnet-4-5', max_tokens: 1024 };
 

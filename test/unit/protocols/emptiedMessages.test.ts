@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { anthropicToChatRequest } from '../../../proxy/protocols/anthropic/request.ts';
 import { responsesToChatRequest } from '../../../proxy/protocols/responses/request.ts';
+import { translationOptions as options } from './translationOptions.ts';
 
-const options = {
-  upstreamModel: 'gw-model',
-  includeUsage: true,
-  refusedReasoningEfforts: [] as string[],
-  maxTokensRefused: false,
-  gatewayTag: 'gw',
-};
 const messages = (turns: unknown[], extra: Record<string, unknown> = {}) =>
   anthropicToChatRequest({ model: 'm', max_tokens: 10, messages: turns, ...extra }, options);
 const responses = (input: unknown, extra: Record<string, unknown> = {}) => responsesToChatRequest({ model: 'm', input, ...extra }, options);

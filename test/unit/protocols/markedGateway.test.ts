@@ -3,6 +3,7 @@ import { chatToAnthropicResponse } from '../../../proxy/protocols/anthropic/resp
 import { anthropicToChatRequest } from '../../../proxy/protocols/anthropic/request.ts';
 import { chatToResponsesResponse } from '../../../proxy/protocols/responses/response.ts';
 import { responsesToChatRequest } from '../../../proxy/protocols/responses/request.ts';
+import { translationOptions } from './translationOptions.ts';
 
 /**
  * Thinking a translated client hands back goes only to the gateway whose answer it came in: a fallback
@@ -11,13 +12,7 @@ import { responsesToChatRequest } from '../../../proxy/protocols/responses/reque
  */
 const MADE_BY = 'gateway-that-answered';
 const FALLBACK = 'fallback-gateway';
-const requestOptions = (gatewayTag: string) => ({
-  upstreamModel: 'gw-model',
-  includeUsage: true,
-  refusedReasoningEfforts: [],
-  maxTokensRefused: false,
-  gatewayTag,
-});
+const requestOptions = (gatewayTag: string) => ({ ...translationOptions, gatewayTag });
 
 /** A chat answer that called a tool after thinking: LiteLLM's signed blocks, OpenRouter's, or DeepSeek's plain reasoning_content. */
 const toolTurnAnswer = (thinking: Record<string, unknown>) => ({

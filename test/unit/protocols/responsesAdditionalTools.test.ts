@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { responsesToChatRequest } from '../../../proxy/protocols/responses/request.ts';
 import { chatToResponsesResponse } from '../../../proxy/protocols/responses/response.ts';
+import { translationOptions as options } from './translationOptions.ts';
 
 /**
  * Codex 0.144 and later send the tools of some models (gpt-5.6-sol in Codex 0.169's catalog) not in
@@ -9,13 +10,6 @@ import { chatToResponsesResponse } from '../../../proxy/protocols/responses/resp
  * https://github.com/SaladDay/cc-switch-cli/issues/466). Its `functions` namespace is Codex's own
  * tools, which Codex runs whether a call names that namespace or not (seen with Codex 0.169).
  */
-const options = {
-  upstreamModel: 'gw-model',
-  includeUsage: true,
-  refusedReasoningEfforts: [] as string[],
-  maxTokensRefused: false,
-  gatewayTag: 'gw',
-};
 const parameters = { type: 'object', properties: {} };
 const EXEC = {
   type: 'custom',

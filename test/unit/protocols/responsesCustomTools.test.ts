@@ -4,6 +4,7 @@ import { chatToResponsesResponse } from '../../../proxy/protocols/responses/resp
 import { createResponsesStreamTranslator } from '../../../proxy/protocols/responses/stream.ts';
 import type { ClientToolNames } from '../../../proxy/protocols/requestResult.ts';
 import { characterPieces, fedChunks, finishChunk, parseFrames, toolChunk } from './chatChunks.ts';
+import { translationOptions as options } from './translationOptions.ts';
 
 /**
  * Responses `custom` (freeform) tools take raw text, not JSON: Codex 0.169 sends `apply_patch` as one
@@ -13,13 +14,6 @@ import { characterPieces, fedChunks, finishChunk, parseFrames, toolChunk } from 
  * tool goes as a function taking one string, `input` (the JSON form of apply_patch Codex itself
  * has: create_apply_patch_json_tool in openai/codex), and the call comes back as a custom tool call.
  */
-const options = {
-  upstreamModel: 'gw-model',
-  includeUsage: true,
-  refusedReasoningEfforts: [] as string[],
-  maxTokensRefused: false,
-  gatewayTag: 'gw',
-};
 const GRAMMAR = 'start: begin_patch hunk+ end_patch\nbegin_patch: "*** Begin Patch" LF';
 const APPLY_PATCH = {
   type: 'custom',

@@ -5,6 +5,7 @@ import { chatToResponsesResponse } from '../../../proxy/protocols/responses/resp
 import { createResponsesStreamTranslator } from '../../../proxy/protocols/responses/stream.ts';
 import type { ClientToolNames } from '../../../proxy/protocols/requestResult.ts';
 import { fedChunks, finishChunk, parseFrames, toolChunk } from './chatChunks.ts';
+import { translationOptions as options } from './translationOptions.ts';
 
 /**
  * Codex's namespace tools (its sub-agent tools as `multi_agent_v1`, an MCP server's as
@@ -13,13 +14,6 @@ import { fedChunks, finishChunk, parseFrames, toolChunk } from './chatChunks.ts'
  * it (https://github.com/butterbase-ai/butterbase/pull/134).
  */
 const CHAT_FUNCTION_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
-const options = {
-  upstreamModel: 'gw-model',
-  includeUsage: true,
-  refusedReasoningEfforts: [] as string[],
-  maxTokensRefused: false,
-  gatewayTag: 'gw',
-};
 const parameters = { type: 'object', properties: { targets: { type: 'array', items: { type: 'string' } } } };
 
 const fn = (name: string, description?: string) => ({

@@ -1,13 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { PREVIOUS_RESPONSE_ID_MESSAGE, responsesToChatRequest } from '../../../proxy/protocols/responses/request.ts';
+import { translationOptions as options } from './translationOptions.ts';
 
-const options = {
-  upstreamModel: 'gw-model',
-  includeUsage: true,
-  refusedReasoningEfforts: [] as string[],
-  maxTokensRefused: false,
-  gatewayTag: 'gw',
-};
 const base = { model: 'gpt-5-codex' };
 
 function translated(body: Record<string, unknown>, extra: Partial<typeof options> = {}) {

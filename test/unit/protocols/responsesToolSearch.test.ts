@@ -4,6 +4,7 @@ import { chatToResponsesResponse } from '../../../proxy/protocols/responses/resp
 import { createResponsesStreamTranslator } from '../../../proxy/protocols/responses/stream.ts';
 import type { ClientToolNames } from '../../../proxy/protocols/requestResult.ts';
 import { characterPieces, fedChunks, finishChunk, parseFrames, toolChunk } from './chatChunks.ts';
+import { translationOptions as options } from './translationOptions.ts';
 
 /**
  * Codex 0.169 sends gpt-5.5 a `tool_search` tool with `execution: "client"` and keeps its MCP tools
@@ -14,13 +15,6 @@ import { characterPieces, fedChunks, finishChunk, parseFrames, toolChunk } from 
  * `tools` are the tools found, in Responses form (namespaces of function tools). OpenAI's API
  * offers the model those tools from then on; chat has no such item, so they are offered as tools.
  */
-const options = {
-  upstreamModel: 'gw-model',
-  includeUsage: true,
-  refusedReasoningEfforts: [] as string[],
-  maxTokensRefused: false,
-  gatewayTag: 'gw',
-};
 // As Codex 0.169 sent it to gpt-5.5 (captured), its description cut short.
 const TOOL_SEARCH = {
   type: 'tool_search',

@@ -1,14 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { anthropicToChatRequest } from '../../../proxy/protocols/anthropic/request.ts';
 import { responsesToChatRequest } from '../../../proxy/protocols/responses/request.ts';
+import { translationOptions as options } from './translationOptions.ts';
 
-const options = {
-  upstreamModel: 'gw-model',
-  includeUsage: true,
-  refusedReasoningEfforts: [] as string[],
-  maxTokensRefused: false,
-  gatewayTag: 'gw',
-};
 const responses = (input: unknown, extra: Record<string, unknown> = {}) => responsesToChatRequest({ model: 'm', input, ...extra }, options);
 
 /**

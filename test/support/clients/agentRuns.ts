@@ -1,6 +1,6 @@
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { claudeCodeCli, codexCli } from './clientBinaries.ts';
+import { claudeCodeCli, codexCli, continueCli } from './clientBinaries.ts';
 import { offlineClientEnv, type ClientSandbox } from './clientSandbox.ts';
 import { codexConfigToml, type CodexProviderSettings } from './codexConfig.ts';
 import { runCli, type CliResult } from './runCli.ts';
@@ -73,5 +73,37 @@ export async function runCodexExec(run: AgentRun): Promise<CliResult> {
     env: offlineClientEnv(run.sandbox.homeDir, { CODEX_HOME: codexHome, [CODEX_TOKEN_VARIABLE]: run.token }),
     timeoutMs: CLI_TIMEOUT_MS,
     ...(run.interruptWhen ? { interruptWhen: run.interruptWhen } : {}),
+  });
+}
+
+/**
+ * Continue's `cn -p` with a fresh home whose one model is `run.model` at `proxyUrl`/v1 (provider
+ * openai, as Airlock's Connect writes it), the token as its API key, its telemetry off.
+ */
+export async function runContinuePrint(run: AgentRun): Promise<CliResult> {
+  const configDir = join(run.sandbox.homeDir, '.continue');
+  await mkdir(configDir, { recursive: true });
+  const configPath = join(configDir, 'config.yaml');
+  const config = [
+    'name: Airlock test',
+    'version: 1.0.0',
+    'schema: v1',
+    'models:',
+    '  - name: Airlock',
+    '    provider: openai',
+    `    model: ${JSON.stringify(run.model)}`,
+    `    apiBase: ${JSON.stringify(`${run.proxyUrl}/v1`)}`,
+    `    apiKey: ${JSON.stringify(run.token)}`,
+    '    roles: [chat, edit, apply]',
+  ];
+  await writeFile(configPath, `${config.join('\n')}\n`);
+  // Without it the first run asks the onboarding questions.
+  await writeFile(join(configDir, '.onboarding_complete'), '');
+  return runCli({
+    cli: continueCli(),
+    args: ['-p', run.prompt, '--config', configPath, ...(run.extraArgs ?? [])],
+    cwd: run.sandbox.workDir,
+    env: offlineClientEnv(run.sandbox.homeDir, { CONTINUE_CLI_ENABLE_TELEMETRY: '0', CONTINUE_METRICS_ENABLED: '0' }),
+    timeoutMs: CLI_TIMEOUT_MS,
   });
 }

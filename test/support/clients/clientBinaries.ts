@@ -35,3 +35,8 @@ export function claudeCodeCli(): CliCommand {
 export function codexCli(): CliCommand {
   return { command: process.execPath, args: [binPath('@openai/codex', 'codex')] };
 }
+
+/** Continue's CLI is a Node script; run it with this Node. */
+export function continueCli(): CliCommand {
+  return { command: process.execPath, args: [binPath('@continuedev/cli', 'cn')] };
+}

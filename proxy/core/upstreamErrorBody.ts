@@ -1,4 +1,4 @@
-import { isRecord } from './isRecord.ts';
+import { isRecord, parsedRecord } from './isRecord.ts';
 /**
  * Reads the error a gateway put in a response body. The contract does not fix its schema (docs/gateway-spec.md §7),
  * so the common shapes are accepted: `{error:{message,code,type}}`, `{error:"…"}`, `{message,code}`,
@@ -47,12 +47,8 @@ export function extractUpstreamError(bodyText: string): UpstreamErrorDetail {
 /** True when a 2xx JSON body carries only an error (some gateways answer errors with 200). */
 export function isErrorOnlyBody(bodyText: string): boolean {
   if (bodyText.length > MAX_ERROR_BODY_CHARS) return false;
-  try {
-    const parsed: unknown = JSON.parse(bodyText);
-    return isRecord(parsed) && parsed['error'] != null && !('choices' in parsed) && !('data' in parsed) && !('output' in parsed);
-  } catch {
-    return false;
-  }
+  const parsed = parsedRecord(bodyText);
+  return parsed !== null && parsed['error'] != null && !('choices' in parsed) && !('data' in parsed) && !('output' in parsed);
 }
 
 /** FastAPI's 422 lists each field it refused as `{loc, msg}`: said as `body.messages.0.content: field required`. */

@@ -1,5 +1,5 @@
 import type { EventSourceMessage } from 'eventsource-parser';
-import { isRecord } from '../core/isRecord.ts';
+import { parsedRecord } from '../core/isRecord.ts';
 
 /**
  * One parse per Server-Sent Event: the key guard, the protocol's observer and the stream
@@ -38,13 +38,7 @@ export class SseTextDecoder {
 /** The event's data as a JSON object (null if it is not one: `[DONE]`, a keep-alive). */
 export function eventJson(event: SseEvent): Record<string, unknown> | null {
   if (event.parsedData !== undefined) return event.parsedData;
-  let json: Record<string, unknown> | null = null;
-  try {
-    const value: unknown = JSON.parse(event.data);
-    if (isRecord(value)) json = value;
-  } catch {
-    // Not JSON: nothing to read in it.
-  }
+  const json = parsedRecord(event.data);
   event.parsedData = json;
   return json;
 }

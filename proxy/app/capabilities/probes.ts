@@ -1,4 +1,5 @@
 import type { Capability } from '../../contracts/models.ts';
+import { parsedRecord } from '../../core/isRecord.ts';
 
 /**
  * The capability check (docs/gateway-spec.md §1, §4: every capability must be verified per model).
@@ -86,15 +87,6 @@ export interface ProbeAnswer {
   bodyText: string;
 }
 
-function parseObject(text: string): Record<string, unknown> | null {
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : null;
-  } catch {
-    return null;
-  }
-}
-
 /**
  * true: the answer has the capability's shape; false: the gateway refused or answered with the wrong
  * shape; null: nothing can be concluded (auth, rate limit, a server fault: try again later).
@@ -106,7 +98,7 @@ export function interpretProbe(capability: Capability, answer: ProbeAnswer): boo
   // Streaming works when the stream got to its end: `[DONE]`, or a finish reason from gateways that send no `[DONE]`.
   if (capability === 'stream')
     return /text\/event-stream/i.test(contentType ?? '') && bodyText.includes('data:') && STREAM_END.test(bodyText);
-  const json = parseObject(bodyText);
+  const json = parsedRecord(bodyText);
   if (!json) return false;
   const choices = Array.isArray(json.choices) ? (json.choices as { message?: { tool_calls?: unknown[] } }[]) : null;
   switch (capability) {

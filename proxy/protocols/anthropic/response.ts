@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { type AnswerSource, signedRelayThinking, thinkingMark } from '../chat/relayThinking.ts';
 import type { TokenUsage } from '../../contracts/usage.ts';
 import { readChatCompletion } from '../chat/chatShapes.ts';
-import { isRecord } from '../../core/isRecord.ts';
+import { parsedRecord } from '../../core/isRecord.ts';
 import { clientCallId } from '../chat/thoughtSignature.ts';
 
 /** Chat Completions reply -> Anthropic Messages reply (the non-streaming form). */
@@ -113,12 +113,9 @@ export function chatToAnthropicResponse(
 
 function parseToolInput(argumentsJson: string, toolName: string, notes: string[]): Record<string, unknown> {
   if (argumentsJson.trim() === '') return {};
-  try {
-    const value: unknown = JSON.parse(argumentsJson);
-    if (isRecord(value)) return value;
-  } catch {
-    // Falls through to the note below: the upstream model wrote broken JSON.
-  }
+  const value = parsedRecord(argumentsJson);
+  if (value !== null) return value;
+  // The upstream model wrote broken JSON, or JSON that is no object.
   notes.push(`tool call ${toolName}: arguments were not a JSON object, sent as {}`);
   return {};
 }

@@ -1,14 +1,10 @@
 import type { Profile } from '../contracts/profile.ts';
 import { requestWithMaxCompletionTokens } from '../protocols/chat/maxTokens.ts';
 import type { ExchangePlan } from './plan.ts';
-import { MAX_MODELS_REMEMBERED, refusalKey } from './reasoningEffortRefusals.ts';
+import { LearnedModels, type GatewayModel } from './learnedModels.ts';
 
 /** A model one gateway (a profile at a base URL) refused chat's `max_tokens` for. */
-export interface MaxTokensRefusal {
-  profileId: string;
-  baseUrl: string;
-  model: string;
-}
+export type MaxTokensRefusal = GatewayModel;
 
 interface MaxTokensRefusalsOptions {
   /** What earlier runs learned. */
@@ -24,8 +20,7 @@ interface MaxTokensRefusalsOptions {
  * forgotten, which costs one 400 that ran nothing, then it is learned again.
  */
 export class MaxTokensRefusals {
-  /** In the order learned (a Map keeps insertion order): the first is the one to forget. */
-  private readonly refusing = new Map<string, MaxTokensRefusal>();
+  private readonly refusing = new LearnedModels<MaxTokensRefusal>();
   private readonly onLearned: ((all: MaxTokensRefusal[]) => void) | undefined;
 
   constructor(options: MaxTokensRefusalsOptions = {}) {
@@ -34,7 +29,7 @@ export class MaxTokensRefusals {
   }
 
   refuses(profile: Profile, upstreamModel: string): boolean {
-    return this.refusing.has(refusalKey(profile.id, profile.baseUrl, upstreamModel));
+    return this.refusing.get(profile.id, profile.baseUrl, upstreamModel) !== undefined;
   }
 
   remember(profile: Profile, upstreamModel: string): void {
@@ -42,18 +37,13 @@ export class MaxTokensRefusals {
   }
 
   all(): MaxTokensRefusal[] {
-    return [...this.refusing.values()].map((refusal) => ({ ...refusal }));
+    return this.refusing.values().map((refusal) => ({ ...refusal }));
   }
 
   /** Whether the model was new. */
   private add(refusal: MaxTokensRefusal): boolean {
-    const key = refusalKey(refusal.profileId, refusal.baseUrl, refusal.model);
-    if (this.refusing.has(key)) return false;
-    this.refusing.set(key, refusal);
-    if (this.refusing.size > MAX_MODELS_REMEMBERED) {
-      const oldest = this.refusing.keys().next();
-      if (!oldest.done) this.refusing.delete(oldest.value);
-    }
+    if (this.refusing.get(refusal.profileId, refusal.baseUrl, refusal.model) !== undefined) return false;
+    this.refusing.set(refusal);
     return true;
   }
 }

@@ -1,12 +1,10 @@
 import type { Profile } from '../contracts/profile.ts';
 import { requestWithoutRefusedEffort } from '../protocols/chat/reasoningEffort.ts';
 import type { ExchangePlan } from './plan.ts';
+import { LearnedModels, type GatewayModel } from './learnedModels.ts';
 
 /** The levels one gateway (a profile at a base URL) refused for one model. */
-export interface RefusedEfforts {
-  profileId: string;
-  baseUrl: string;
-  model: string;
+export interface RefusedEfforts extends GatewayModel {
   levels: string[];
 }
 
@@ -18,13 +16,6 @@ interface ReasoningEffortRefusalsOptions {
 }
 
 /**
- * How many (profile, base URL, model) refusals are kept. Model names come from clients and base URLs
- * from edits, so a proxy left running would otherwise keep one entry per name it ever saw; a gateway
- * lists a few hundred models at most. One forgotten costs one 400 that ran nothing, then is learned again.
- */
-export const MAX_MODELS_REMEMBERED = 1024;
-
-/**
  * The `reasoning_effort` levels a gateway refused for a model (protocols/chat/reasoningEffort.ts),
  * per profile and base URL: the model's translated requests leave such a level out, with a note.
  * Per level, since a refusal may be of one level only (`xhigh` on a model whose highest is `high`),
@@ -33,8 +24,7 @@ export const MAX_MODELS_REMEMBERED = 1024;
  * MAX_MODELS_REMEMBERED the model learned of longest ago is forgotten (and left out of what is kept).
  */
 export class ReasoningEffortRefusals {
-  /** In the order last learned (a Map keeps insertion order): the first is the one to forget. */
-  private readonly refusedLevels = new Map<string, RefusedEfforts>();
+  private readonly refusedLevels = new LearnedModels<RefusedEfforts>();
   private readonly onLearned: ((all: RefusedEfforts[]) => void) | undefined;
 
   constructor(options: ReasoningEffortRefusalsOptions = {}) {
@@ -45,7 +35,7 @@ export class ReasoningEffortRefusals {
   }
 
   refused(profile: Profile, upstreamModel: string): readonly string[] {
-    return this.refusedLevels.get(refusalKey(profile.id, profile.baseUrl, upstreamModel))?.levels ?? [];
+    return this.refusedLevels.get(profile.id, profile.baseUrl, upstreamModel)?.levels ?? [];
   }
 
   remember(profile: Profile, upstreamModel: string, effort: string): void {
@@ -53,27 +43,16 @@ export class ReasoningEffortRefusals {
   }
 
   all(): RefusedEfforts[] {
-    return [...this.refusedLevels.values()].map((refused) => ({ ...refused, levels: [...refused.levels] }));
+    return this.refusedLevels.values().map((refused) => ({ ...refused, levels: [...refused.levels] }));
   }
 
   /** Whether the level was new. A model learned of again moves to the newest place. */
   private add(profileId: string, baseUrl: string, model: string, level: string): boolean {
-    const key = refusalKey(profileId, baseUrl, model);
-    const refused = this.refusedLevels.get(key) ?? { profileId, baseUrl, model, levels: [] };
+    const refused = this.refusedLevels.get(profileId, baseUrl, model) ?? { profileId, baseUrl, model, levels: [] };
     if (refused.levels.includes(level)) return false;
-    this.refusedLevels.delete(key);
-    this.refusedLevels.set(key, { ...refused, levels: [...refused.levels, level] });
-    if (this.refusedLevels.size > MAX_MODELS_REMEMBERED) {
-      const oldest = this.refusedLevels.keys().next();
-      if (!oldest.done) this.refusedLevels.delete(oldest.value);
-    }
+    this.refusedLevels.set({ ...refused, levels: [...refused.levels, level] });
     return true;
   }
-}
-
-/** Another base URL is another gateway, whose models may take the parameter. */
-export function refusalKey(profileId: string, baseUrl: string, upstreamModel: string): string {
-  return `${profileId}\n${baseUrl}\n${upstreamModel}`;
 }
 
 /**

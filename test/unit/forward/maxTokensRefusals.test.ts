@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { profileSchema } from '../../../proxy/contracts/profile.ts';
 import { MaxTokensRefusals } from '../../../proxy/forward/maxTokensRefusals.ts';
-import { MAX_MODELS_REMEMBERED } from '../../../proxy/forward/reasoningEffortRefusals.ts';
+import { MAX_MODELS_REMEMBERED } from '../../../proxy/forward/learnedModels.ts';
 
 const profile = profileSchema.parse({ id: 'p', name: 'Gateway', baseUrl: 'https://gateway.example/v1' });
 

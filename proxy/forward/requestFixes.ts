@@ -57,6 +57,8 @@ export class RequestFixes {
   }
 
   private settle(step: SendableStep, result: AttemptsResult): void {
+    // Nearly every exchange: nothing was resent, nothing to judge.
+    if (this.pending.length === 0) return;
     const refusedAgain = result.kind === 'error' && result.status === 400;
     const { profile } = step.target;
     const model = step.plan.upstreamModel ?? '';

@@ -15,7 +15,7 @@ export interface EntriesRead<T> {
  * Reads `{ version, refusals: [...] }` entry by entry: the entries of `entrySchema`'s shape are
  * usable, the others counted as unread; null for another shape or version.
  */
-export function versionedListReader<Entry>(version: number, entrySchema: z.ZodType<Entry>): (json: unknown) => EntriesRead<Entry[]> | null {
+function versionedListReader<Entry>(version: number, entrySchema: z.ZodType<Entry>): (json: unknown) => EntriesRead<Entry[]> | null {
   const fileSchema = z.object({ version: z.literal(version), refusals: z.array(z.unknown()) });
   return (json) => {
     const file = fileSchema.safeParse(json);
@@ -26,6 +26,44 @@ export function versionedListReader<Entry>(version: number, entrySchema: z.ZodTy
     });
     return { usable, entries: file.data.refusals.length, unread: file.data.refusals.length - usable.length };
   };
+}
+
+interface RefusalListOptions<Entry> {
+  dataDir: string;
+  fileName: string;
+  version: number;
+  entrySchema: z.ZodType<Entry>;
+  /** One entry, said as "a max_tokens refusal", for a failed write. */
+  what: string;
+  /** What this run does when none could be read ("max_tokens refusals are learned again, one refused 400 per model"). */
+  relearned: string;
+  report: (message: string) => void;
+  nowMs: number;
+}
+
+/**
+ * A list of what gateways refused, kept as `{ version, refusals }` (reasoning_effort and max_tokens
+ * refusals): what earlier runs learned, read at start, and a save for each one learned now. A
+ * refusal not kept costs one 400 after the next start; the request itself is not the place to fail.
+ */
+export function keepRefusalList<Entry>(options: RefusalListOptions<Entry>): {
+  known: Entry[];
+  save: (all: Entry[]) => void;
+  notice: string | null;
+} {
+  const file = keepJsonFile({
+    dataDir: options.dataDir,
+    fileName: options.fileName,
+    readEntries: versionedListReader(options.version, options.entrySchema),
+    empty: [],
+    what: options.what,
+    lossOnFailedWrite: 'it is learned again after a restart',
+    usedInstead: (kept) =>
+      kept === 0 ? options.relearned : `the ${kept} refusals it held that could be read are used, the rest learned again`,
+    report: options.report,
+    nowMs: options.nowMs,
+  });
+  return { known: file.read, save: (all) => file.save({ version: options.version, refusals: all }), notice: file.notice };
 }
 
 interface KeptJsonFile<T> {

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { ReasoningEffortRefusals, type RefusedEfforts } from '../../forward/reasoningEffortRefusals.ts';
-import { keepJsonFile, versionedListReader } from '../keptJsonFile.ts';
+import { ReasoningEffortRefusals } from '../../forward/reasoningEffortRefusals.ts';
+import { keepRefusalList } from '../keptJsonFile.ts';
 
 /** Beside `capabilities.json`: what the gateways said of their models, kept in the data directory. */
 export const REASONING_EFFORT_REFUSALS_FILE_NAME = 'reasoning-effort-refusals.json';
@@ -12,8 +12,6 @@ const entrySchema = z.object({
   model: z.string(),
   levels: z.array(z.string()),
 });
-const readRefusals = versionedListReader(FORMAT_VERSION, entrySchema);
-
 interface KeptReasoningEffortRefusals {
   refusals: ReasoningEffortRefusals;
   /** For the start notices: a file that could not be wholly read, where it went, what was kept. */
@@ -30,21 +28,15 @@ export function keepReasoningEffortRefusals(
   report: (message: string) => void,
   nowMs: number = Date.now(),
 ): KeptReasoningEffortRefusals {
-  const file = keepJsonFile({
+  const kept = keepRefusalList({
     dataDir,
     fileName: REASONING_EFFORT_REFUSALS_FILE_NAME,
-    readEntries: readRefusals,
-    empty: [],
+    version: FORMAT_VERSION,
+    entrySchema,
     what: 'a reasoning_effort refusal',
-    // A refusal not kept costs one 400 after the next start; the request itself is not the place to fail.
-    lossOnFailedWrite: 'it is learned again after a restart',
-    usedInstead: (kept) =>
-      kept === 0
-        ? 'reasoning_effort refusals are learned again, one refused 400 per model and level'
-        : `the ${kept} refusals it held that could be read are used, the rest learned again`,
+    relearned: 'reasoning_effort refusals are learned again, one refused 400 per model and level',
     report,
     nowMs,
   });
-  const save = (all: RefusedEfforts[]): void => file.save({ version: FORMAT_VERSION, refusals: all });
-  return { refusals: new ReasoningEffortRefusals({ known: file.read, onLearned: save }), notice: file.notice };
+  return { refusals: new ReasoningEffortRefusals({ known: kept.known, onLearned: kept.save }), notice: kept.notice };
 }

@@ -4,6 +4,7 @@ import type { RetryPolicy } from '../contracts/profile.ts';
 import { isSideEffectCreationPath } from '../core/clientPath.ts';
 import { isUnknownIssuerCode } from '../core/osCaStore.ts';
 import { headerValue } from './headers.ts';
+import { gaveUpWaiting } from './upstreamExecution.ts';
 
 /**
  * What a gateway's error answer says of retrying it, read as the OpenAI and Anthropic SDKs read it
@@ -54,7 +55,8 @@ export interface RetryInput {
   msLeft?: number;
 }
 
-export type RetryDecision = { retry: true; delayMs: number } | { retry: false; reason: string };
+/** `mayHaveRun`: refused only because a resend could run and bill the request a second time. */
+export type RetryDecision = { retry: true; delayMs: number } | { retry: false; reason: string; mayHaveRun?: true };
 
 /** docs/gateway-spec.md §7 rule 1: "some 5xx" are 502/503/504; 500 usually means the request itself broke the model. */
 const RETRYABLE_STATUSES = new Set([429, 502, 503, 504]);
@@ -94,14 +96,20 @@ export function decideRetry(input: RetryInput): RetryDecision {
       'a paid job (an image, video, batch or fine-tune) may already be running upstream; send an idempotency key to allow retries',
     );
   }
-  // One resend rule: Airlock's own idle timeout before the answer's first byte is the gateway not
-  // answering in time, as its 504 says, and a chat POST is resent after both alike.
-  if (outcome.kind === 'network' && outcome.mayHaveExecuted && !idempotent && outcome.errorClass !== 'timeout_idle') {
-    return refuse('the request reached the gateway, which may have run and charged it; it is not sent twice');
-  }
 
   const maxRetries = Math.min(policy.maxRetries, BACKOFF_MS.length);
   if (input.retriesSoFar >= maxRetries) return refuse(`gave up after ${input.retriesSoFar} retries (limit ${maxRetries})`);
+  // One resend rule (rule 3): a gateway that gave up waiting (504, 524) and Airlock's own idle
+  // timeout both leave a model that had the request and may have run and billed it (unstatedRuns.ts
+  // counts it so); a 502 or 503 ran nothing and is resent. Checked after the policy's limit, so
+  // the row notes it only where the policy would have resent.
+  if (!idempotent && (outcome.kind === 'network' ? outcome.mayHaveExecuted : gaveUpWaiting(outcome.status))) {
+    return {
+      retry: false,
+      reason: 'the gateway had the request and may have run and billed it, so it is not sent twice',
+      mayHaveRun: true,
+    };
+  }
 
   const backoffMs = BACKOFF_MS[input.retriesSoFar]!;
   const delayMs = Math.round(backoffMs * (1 + MAX_JITTER_RATIO * input.random()));

@@ -2,15 +2,7 @@ import { unstatedInputNote } from '../contracts/log.ts';
 import type { Profile } from '../contracts/profile.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { TraceAccounting } from './traceShapes.ts';
-import { mayHaveExecuted, type UpstreamAttempt } from './upstreamExecution.ts';
-
-/**
- * What a gateway, or a proxy in front of it, answers when it gave up waiting while its provider had
- * the prompt: 504, and Cloudflare's 524 (the origin took past 100 s; BlockRunAI/blockrun-mcp#73
- * was charged for such a 524). 500, 502 and 503 say no provider ran it, and gateways bill none of
- * them (novita.ai/docs/guides/llm-billing; new-api hands back its pre-charge on a relay error).
- */
-const GAVE_UP_WAITING_STATUSES = new Set([504, 524]);
+import { gaveUpWaiting, mayHaveExecuted, type UpstreamAttempt } from './upstreamExecution.ts';
 
 /**
  * Whether an ended attempt may be billed although no answer states its usage: it called a model
@@ -23,7 +15,7 @@ const GAVE_UP_WAITING_STATUSES = new Set([504, 524]);
  */
 export function billedWithoutUsage(attempt: UpstreamAttempt, plan: Pick<ExchangePlan, 'upstreamModel'>): boolean {
   if (plan.upstreamModel === null || !mayHaveExecuted(attempt)) return false;
-  return !attempt.answered || (attempt.status !== undefined && GAVE_UP_WAITING_STATUSES.has(attempt.status));
+  return !attempt.answered || gaveUpWaiting(attempt.status);
 }
 
 /** One such attempt, priced on its own fallback step's model and profile. */

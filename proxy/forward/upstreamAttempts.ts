@@ -214,7 +214,10 @@ async function retried(input: AttemptsInput, outcome: AttemptOutcome): Promise<b
     nowMs: Date.now(),
     msLeft: watch.msLeft(),
   });
-  if (!decision.retry) return false;
+  if (!decision.retry) {
+    if (decision.mayHaveRun) trace.notedLater(`Not resent: ${decision.reason}; the client decides whether to send it again.`);
+    return false;
+  }
   try {
     await delay(decision.delayMs, undefined, { signal: watch.signal });
   } catch {

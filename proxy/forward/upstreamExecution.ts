@@ -25,6 +25,16 @@ export function mayHaveExecuted(attempt: UpstreamAttempt): boolean {
 }
 
 /**
+ * What a gateway, or a proxy in front of it, answers when it gave up waiting while its provider had
+ * the prompt: 504, and Cloudflare's 524 (the origin took past 100 s; BlockRunAI/blockrun-mcp#73
+ * was charged for such a 524). 500, 502 and 503 say no provider ran it, and gateways bill none of
+ * them (novita.ai/docs/guides/llm-billing; new-api hands back its pre-charge on a relay error).
+ */
+export function gaveUpWaiting(status: number | undefined): boolean {
+  return status === 504 || status === 524;
+}
+
+/**
  * What a repeat of a keyed creation gets from its first: a resend, the first's answer, or a 409.
  * A first that certainly did not run may be sent again. One that may have run is answered by what
  * its client received only when that is the gateway's whole answer; cut off (a broken stream, a

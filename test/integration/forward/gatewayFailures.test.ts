@@ -214,21 +214,50 @@ describe("a body over the gateway's size limit", () => {
   });
 });
 
-describe('one resend rule for chat POSTs (item 7)', () => {
+describe('one resend rule for chat POSTs (item 7, spec §7 rule 3)', () => {
   // The first attempt's headers are held until the test ends, so only the idle timeout can end it,
-  // however slow the machine; the idle timeout is long enough for the second attempt's quick answer.
+  // however slow the machine; the idle timeout is long enough for a second attempt's quick answer.
   const neverAnswered = Promise.withResolvers<void>();
   afterAll(() => neverAnswered.resolve());
-  it.each([
-    ['a gateway 504', { kind: 'status' as const, status: 504 }],
-    ["Airlock's own idle timeout before any byte", { kind: 'holdHeaders' as const, until: neverAnswered.promise }],
-  ])('%s is resent', async (_label, fault) => {
-    const proxy = await start('seed', { profile: { timeouts: { connectTimeoutMs: 5000, idleTimeoutMs: 3000, totalTimeoutMs: 30_000 } } });
+  const timeouts = { connectTimeoutMs: 5000, idleTimeoutMs: 3000, totalTimeoutMs: 30_000 };
+  const hadTheRequest = [
+    ['a gateway 504', { kind: 'status' as const, status: 504 }, 504],
+    ["Airlock's own idle timeout before any byte", { kind: 'holdHeaders' as const, until: neverAnswered.promise }, 504],
+  ] as const;
+
+  it.each(hadTheRequest)(
+    '%s is not resent: the model had it and may have billed it, and the row says so',
+    async (_label, fault, status) => {
+      const proxy = await start('seed', { profile: { timeouts } });
+      proxy.simulator.script(fault);
+      const ended = proxy.nextEnd();
+      const response = await chat(proxy);
+      expect(response.status).toBe(status);
+      expect(chatsSent(proxy)).toBe(1);
+      const end = await ended;
+      expect(end.retries).toBe(0);
+      expect(end.logNotes?.join(' ')).toMatch(/Not resent: the gateway had the request and may have run and billed it/);
+    },
+  );
+
+  it.each(hadTheRequest)('%s is resent when the client sent an idempotency key', async (_label, fault) => {
+    const proxy = await start('seed', { profile: { timeouts } });
     proxy.simulator.script(fault);
     const ended = proxy.nextEnd();
-    const response = await chat(proxy);
+    const response = await chat(proxy, 'gpt-4o-mini', { 'idempotency-key': 'resend-me-1' });
     expect(response.status).toBe(200);
-    expect(proxy.simulator.received).toHaveLength(2);
+    expect(chatsSent(proxy)).toBe(2);
     expect((await ended).retries).toBe(1);
+  });
+
+  it('a gateway 502 ran nothing and is resent', async () => {
+    const proxy = await start('seed', { profile: { timeouts } });
+    proxy.simulator.script({ kind: 'status', status: 502 });
+    const ended = proxy.nextEnd();
+    expect((await chat(proxy)).status).toBe(200);
+    expect(chatsSent(proxy)).toBe(2);
+    const end = await ended;
+    expect(end.retries).toBe(1);
+    expect(end.logNotes ?? []).not.toContainEqual(expect.stringMatching(/Not resent/));
   });
 });

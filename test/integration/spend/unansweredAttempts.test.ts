@@ -73,14 +73,15 @@ describe('a request the gateway had, with no usage ever stated', () => {
     expect(spentToday()).toBeCloseTo(INPUT_CREDITS, 12);
   });
 
-  it('an idle timeout resent and answered: the answer as reported, plus the first attempt’s input', async () => {
+  it('an idle timeout resent (the client sent an idempotency key) and answered: the answer as reported, plus the first attempt’s input', async () => {
     const h = await start({
       timeouts: { connectTimeoutMs: 5000, idleTimeoutMs: 1000, totalTimeoutMs: 60_000 },
       retry: { maxRetries: 1, maxRetryAfterMs: 8000 },
     });
     h.simulator.script({ kind: 'hang' });
     const ended = h.nextEnd();
-    expect((await send(h)).status).toBe(200);
+    const headers = { ...JSON_HEADERS, 'idempotency-key': 'lighthouse-1' };
+    expect((await rawRequest(`${h.proxy.url}/v1/chat/completions`, { method: 'POST', headers, body: BODY })).status).toBe(200);
     const end = await ended;
     expect(h.simulator.received).toHaveLength(2);
     expect(end).toMatchObject({ errorClass: null, retries: 1, usageSource: 'reported' });

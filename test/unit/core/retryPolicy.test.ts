@@ -33,7 +33,9 @@ describe('decideRetry: when', () => {
     ['429', { outcome: status(429) }, true, null],
     ['502', { outcome: status(502) }, true, null],
     ['503', { outcome: status(503) }, true, null],
-    ['504', { outcome: status(504) }, true, null],
+    ['a 504 to a chat POST: the model had it and may have billed it', { outcome: status(504) }, false, /may have run and billed/],
+    ['a 504 to a GET', { method: 'GET', upstreamPath: 'models', outcome: status(504) }, true, null],
+    ['a 504 to a POST with an idempotency key', { outcome: status(504), hasIdempotencyKey: true }, true, null],
     ['400 never', { outcome: status(400) }, false, /status 400/],
     ['401 never', { outcome: status(401) }, false, /status 401/],
     ['403 never', { outcome: status(403) }, false, /status 403/],
@@ -44,7 +46,7 @@ describe('decideRetry: when', () => {
     ['after bytes reached the client', { outcome: status(503), bytesSentToClient: true }, false, /reached the client/],
     ['connect failure on a POST', { outcome: network('network', false) }, true, null],
     ['connect timeout on a POST', { outcome: network('timeout_connect', false) }, true, null],
-    ['break after sending a POST', { outcome: network('network', true) }, false, /may have run and charged/],
+    ['break after sending a POST', { outcome: network('network', true) }, false, /may have run and billed/],
     [
       'a certificate whose issuer no trusted CA vouches for, on a GET',
       { method: 'GET', outcome: { kind: 'network', errorClass: 'network', mayHaveExecuted: false, code: 'SELF_SIGNED_CERT_IN_CHAIN' } },
@@ -57,7 +59,19 @@ describe('decideRetry: when', () => {
       true,
       null,
     ],
-    ['idle timeout before any answer to a POST, like a gateway 504', { outcome: network('timeout_idle', true) }, true, null],
+    [
+      'idle timeout before any answer to a POST, like a gateway 504',
+      { outcome: network('timeout_idle', true) },
+      false,
+      /may have run and billed/,
+    ],
+    [
+      'idle timeout before any answer to a GET',
+      { method: 'GET', upstreamPath: 'models', outcome: network('timeout_idle', true) },
+      true,
+      null,
+    ],
+    ['idle timeout on a POST with an idempotency key', { outcome: network('timeout_idle', true), hasIdempotencyKey: true }, true, null],
     [
       'idle timeout on an image creation without a key',
       { upstreamPath: 'images/generations', outcome: network('timeout_idle', true) },
@@ -102,6 +116,19 @@ describe('decideRetry: when', () => {
     const decision = decideRetry(input(overrides));
     expect(decision.retry).toBe(retry);
     if (reason) expect(!decision.retry && decision.reason).toMatch(reason);
+  });
+});
+
+describe('decideRetry: a resend refused because it could bill twice', () => {
+  it('is marked so only where the policy would have resent, so the row notes it only then', () => {
+    expect(decideRetry(input({ outcome: status(504) }))).toMatchObject({ retry: false, mayHaveRun: true });
+    expect(decideRetry(input({ outcome: network('timeout_idle', true), retriesSoFar: 1 }))).toMatchObject({
+      retry: false,
+      mayHaveRun: true,
+    });
+    const overTheLimit = decideRetry(input({ outcome: status(504), policy: { maxRetries: 0, maxRetryAfterMs: 8000 } }));
+    expect(overTheLimit).toEqual({ retry: false, reason: 'gave up after 0 retries (limit 0)' });
+    expect(decideRetry(input({ outcome: status(400) }))).not.toHaveProperty('mayHaveRun');
   });
 });
 

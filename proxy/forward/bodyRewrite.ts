@@ -1,4 +1,5 @@
 import { isRecord } from '../core/isRecord.ts';
+import { MAX_COMPLETION_TOKENS_FIELD, MAX_COMPLETION_TOKENS_KEY_JSON } from '../protocols/chat/maxTokens.ts';
 import type { ByteRange, TopLevelScan } from './jsonScan.ts';
 import type { ClientBody, ParsedBody } from './requestBody.ts';
 
@@ -11,6 +12,8 @@ export interface RewrittenBody {
   usageAsked: boolean;
   /** What was changed, in the client's byte offsets, first to last: the rest of the bytes are the client's. */
   edits: readonly BodyEdit[];
+  /** Set when `max_tokens` was renamed `max_completion_tokens`. */
+  maxTokensRenamed?: true;
 }
 
 /** Bytes [start, end) of the client's body replaced by `text` (an insertion when start = end). */
@@ -33,9 +36,17 @@ const UNREADABLE = Symbol('unreadable');
  * Sets the gateway's model id and, for streams, asks for usage, by splicing those members into
  * the client's bytes: everything else goes out exactly as the client wrote it (numbers past 2^53,
  * escapes, key order, duplicates), and a large body is never serialised again on the forwarding
- * loop, which cost twice its parse (about 1 ms for a 200 KB agent turn).
+ * loop, which cost twice its parse (about 1 ms for a 200 KB agent turn). `renameMaxTokens`: the
+ * gateway refuses chat's `max_tokens` for this model, so a body that bounds its output so (and not
+ * also by the other name) has the key renamed `max_completion_tokens` (protocols/chat/maxTokens.ts).
  */
-export function rewriteJsonBody(body: ClientBody, parsed: ParsedBody, upstreamModel: string | null, wantUsage: boolean): RewrittenBody {
+export function rewriteJsonBody(
+  body: ClientBody,
+  parsed: ParsedBody,
+  upstreamModel: string | null,
+  wantUsage: boolean,
+  renameMaxTokens = false,
+): RewrittenBody {
   const unchanged = { chunks: body.chunks, byteLength: body.byteLength, usageInjected: false, usageAsked: false, edits: [] };
   const scan = body.scan;
   if (scan === null || (parsed.kind !== 'json' && parsed.kind !== 'scanned-json')) return unchanged;
@@ -49,12 +60,24 @@ export function rewriteJsonBody(body: ClientBody, parsed: ParsedBody, upstreamMo
   const clientAskedUsage = wantUsage && isRecord(options) && options.include_usage === true;
   const injectUsage = wantUsage && fields.stream && !clientAskedUsage && options !== UNREADABLE;
   const modelChanges = upstreamModel !== null && fields.model !== upstreamModel;
+  const maxTokensKey = renameMaxTokens ? renamableMaxTokensKey(scan) : null;
   // Most bodies need no edit: they go as they came, with nothing built for them.
-  if (!modelChanges && !injectUsage) return clientAskedUsage ? { ...unchanged, usageAsked: true } : unchanged;
+  if (!modelChanges && !injectUsage && maxTokensKey === null) return clientAskedUsage ? { ...unchanged, usageAsked: true } : unchanged;
   const members = new MemberEdits(scan);
   if (modelChanges) members.set('model', scan.modelValue, upstreamModel);
   if (injectUsage) members.set('stream_options', scan.streamOptionsValue, { ...(isRecord(options) ? options : {}), include_usage: true });
-  return { ...members.applyTo(body.chunks, body.byteLength), usageInjected: injectUsage, usageAsked: injectUsage || clientAskedUsage };
+  if (maxTokensKey !== null) members.replace(maxTokensKey, MAX_COMPLETION_TOKENS_KEY_JSON);
+  const rewritten = {
+    ...members.applyTo(body.chunks, body.byteLength),
+    usageInjected: injectUsage,
+    usageAsked: injectUsage || clientAskedUsage,
+  };
+  return maxTokensKey === null ? rewritten : { ...rewritten, maxTokensRenamed: true };
+}
+
+/** The body's top-level `max_tokens` key, unless it also has `max_completion_tokens` (renamed, the body would name it twice). */
+export function renamableMaxTokensKey(scan: TopLevelScan): ByteRange | null {
+  return MAX_COMPLETION_TOKENS_FIELD in scan.numbers ? null : scan.maxTokensKey;
 }
 
 /** The client's `stream_options`, parsed from its bytes alone; undefined when the body has none. */
@@ -99,7 +122,12 @@ class MemberEdits {
 
   set(key: string, current: ByteRange | null, value: unknown): void {
     if (current === null) this.added.push(`${JSON.stringify(key)}:${JSON.stringify(value)}`);
-    else this.replaced.push({ range: current, json: JSON.stringify(value) });
+    else this.replace(current, JSON.stringify(value));
+  }
+
+  /** The bytes of `range` (a value, or a key up to its colon) become `json`. */
+  replace(range: ByteRange, json: string): void {
+    this.replaced.push({ range, json });
   }
 
   /** Splices from the end backwards, so each edit's offsets still hold when it is made. */

@@ -31,6 +31,11 @@ export interface TopLevelScan {
   /** The last top-level `model` and `stream_options` values (a duplicate key's last wins, as in JSON.parse). */
   modelValue: ByteRange | null;
   streamOptionsValue: ByteRange | null;
+  /**
+   * The top-level `max_tokens` key, from its opening quote to its colon: renamed on the bytes for a
+   * model that refuses the name (bodyRewrite.ts, protocols/chat/maxTokens.ts).
+   */
+  maxTokensKey: ByteRange | null;
   /** Where the top-level object's `{` is; -1 until it is seen. */
   objectStart: number;
   /** Whether the top-level object has a member: a member inserted after its `{` then needs a comma. */
@@ -76,6 +81,7 @@ export class TopLevelScanner {
     memberInAnotherCase: null,
     modelValue: null,
     streamOptionsValue: null,
+    maxTokensKey: null,
     objectStart: -1,
     hasMembers: false,
     closed: false,
@@ -100,6 +106,8 @@ export class TopLevelScanner {
   /** The located member whose value is being read, and where that value started. */
   private locatedKey: LocatedKey | null = null;
   private valueStart = 0;
+  /** Where the top-level key being read began (its opening quote). */
+  private keyStart = 0;
   private literal = '';
   /** Whether the current string is a top-level key or the model value, whose text is wanted. */
   private collecting = false;
@@ -211,7 +219,10 @@ export class TopLevelScanner {
     switch (byte) {
       case QUOTE:
         this.inString = true;
-        if (this.depth === 1) this.startCollecting();
+        if (this.depth === 1) {
+          if (this.expectingKey) this.keyStart = position;
+          this.startCollecting();
+        }
         return true;
       case OPEN_BRACE:
       case OPEN_BRACKET:
@@ -238,7 +249,8 @@ export class TopLevelScanner {
           this.valueKey = this.lastKey;
           this.result.hasMembers = true;
           this.noteMember(this.lastKey);
-          if (this.lastKey === 'model' || this.lastKey === 'stream_options') {
+          if (this.lastKey === 'max_tokens') this.result.maxTokensKey = { start: this.keyStart, end: position };
+          else if (this.lastKey === 'model' || this.lastKey === 'stream_options') {
             // A later duplicate replaces an earlier one, as in JSON.parse, even when it is no string.
             if (this.lastKey === 'model') this.result.model = null;
             this.locatedKey = this.lastKey;

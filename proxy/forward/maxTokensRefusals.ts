@@ -1,5 +1,8 @@
 import type { Profile } from '../contracts/profile.ts';
-import { requestWithMaxCompletionTokens } from '../protocols/chat/maxTokens.ts';
+import { MAX_COMPLETION_TOKENS_KEY_JSON, refusesMaxTokens, requestWithMaxCompletionTokens } from '../protocols/chat/maxTokens.ts';
+import { isChatCompletion, routeFor } from '../protocols/registry.ts';
+import { renamableMaxTokensKey, spliceChunks } from './bodyRewrite.ts';
+import { TopLevelScanner } from './jsonScan.ts';
 import type { ExchangePlan } from './plan.ts';
 import { LearnedModels, type GatewayModel } from './learnedModels.ts';
 
@@ -15,7 +18,7 @@ interface MaxTokensRefusalsOptions {
 
 /**
  * The models a gateway refused `max_tokens` for (protocols/chat/maxTokens.ts), per profile and base
- * URL: their translated requests bound the output as `max_completion_tokens` from the start. Bounded
+ * URL: their translated requests, and chat clients' own, bound the output as `max_completion_tokens` from the start. Bounded
  * as the reasoning_effort refusals are (MAX_MODELS_REMEMBERED): the model learned of longest ago is
  * forgotten, which costs one 400 that ran nothing, then it is learned again.
  */
@@ -49,16 +52,32 @@ export class MaxTokensRefusals {
 }
 
 /**
- * The translated request again with its `max_tokens` renamed `max_completion_tokens`, when the
- * gateway's answer was a 400 refusing `max_tokens` (the chat protocol reads the answer and renames
- * the bound it wrote first: protocols/chat/maxTokens.ts): such an answer ran nothing (a 400 is never
- * billed), so sending the request fixed is no retry of a request that may have run
- * (docs/gateway-spec.md §7: fix the request). Null when the answer is another, or the request sent
- * no `max_tokens`.
+ * The request again with its `max_tokens` renamed `max_completion_tokens`, when the gateway's answer
+ * was a 400 refusing `max_tokens` (protocols/chat/maxTokens.ts): such an answer ran nothing (a 400 is
+ * never billed), so sending the request fixed is no retry of a request that may have run
+ * (docs/gateway-spec.md §7: fix the request). A translated request's bound is the member Airlock
+ * wrote first; a chat client's own body (opencode sends `max_tokens` to every model) has its
+ * top-level key renamed on the bytes as sent, the rest as the client wrote it. Null when the answer
+ * is another, or the request has no `max_tokens` to rename (or a body still arriving).
  */
 export function planWithMaxCompletionTokens(plan: ExchangePlan, answer: { status: number; bodyText: string }): ExchangePlan | null {
-  if (plan.mode !== 'translate' || plan.body?.length !== 1) return null;
-  const renamed = requestWithMaxCompletionTokens(plan.body[0]!, answer);
-  // The bounds stay: the plan's output bound is the client's, read from its own body (planner.ts).
-  return renamed === null ? null : { ...plan, body: [renamed], byteLength: renamed.length };
+  if (plan.body === null) return null;
+  if (plan.mode === 'translate') {
+    const renamed = plan.body.length === 1 ? requestWithMaxCompletionTokens(plan.body[0]!, answer) : null;
+    // The bounds stay: the plan's output bound is the client's, read from its own body (planner.ts).
+    return renamed === null ? null : { ...plan, body: [renamed], byteLength: renamed.length };
+  }
+  if (plan.arriving !== undefined || !isChatCompletion(routeFor(plan.upstreamPath, plan.method))) return null;
+  if (!refusesMaxTokens(answer.status, answer.bodyText)) return null;
+  return withClientMaxTokensRenamed(plan, plan.body);
+}
+
+/** A chat client's body as sent, its top-level `max_tokens` key renamed; null without one. Scanned again: this runs after a 400 only. */
+function withClientMaxTokensRenamed(plan: ExchangePlan, body: Buffer[]): ExchangePlan | null {
+  const scanner = new TopLevelScanner();
+  for (const chunk of body) if (!scanner.feed(chunk)) break;
+  const key = scanner.result.closed ? renamableMaxTokensKey(scanner.result) : null;
+  if (key === null) return null;
+  const name = Buffer.from(MAX_COMPLETION_TOKENS_KEY_JSON);
+  return { ...plan, body: spliceChunks(body, key.start, key.end, name), byteLength: plan.byteLength + name.length - (key.end - key.start) };
 }

@@ -20,6 +20,7 @@ import {
 import type { ClientToolNames } from '../protocols/requestResult.ts';
 import { chooseMode } from '../protocols/protocolMode.ts';
 import { gatewayTagOf } from '../protocols/chat/returnedReasoning.ts';
+import { SENT_WITH_MAX_COMPLETION_TOKENS_NOTE } from '../protocols/chat/maxTokens.ts';
 import { isChatCompletion, routeFor } from '../protocols/registry.ts';
 import { answerCount } from './localAnswers.ts';
 import { chatRequestFor, nativeBody } from './translation/translationJob.ts';
@@ -143,7 +144,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
           usageInjected: false,
           usageAsked: false,
         }
-      : rewriteJsonBody(input.body, parsed, upstreamModel, isChat);
+      : rewriteJsonBody(input.body, parsed, upstreamModel, isChat, isChat && maxTokensRefused(input, upstreamModel));
   const contentType = upstreamContentType(parsed, input.contentType);
   const shared = 'edits' in rewritten ? sharedBody(input.body.chunks, rewritten.chunks, rewritten.byteLength, rewritten.edits) : null;
   return {
@@ -169,12 +170,27 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     contentType,
     droppedHeaderPrefixes: [],
     translator: null,
-    notes:
-      contentType === null
-        ? []
-        : [`a JSON body sent as ${input.contentType ?? 'no content type'}: read as JSON and sent as ${contentType}`],
+    notes: nativeNotes(input.contentType, contentType, 'maxTokensRenamed' in rewritten),
     clientChunks: shared?.client,
   };
+}
+
+/**
+ * Whether the gateway refused `max_tokens` for this model before (maxTokensRefusals.ts): asked only
+ * of a body that holds the key, so a request without it looks nothing up.
+ */
+function maxTokensRefused(input: PlanInput, upstreamModel: string | null): boolean {
+  if (upstreamModel === null || input.body.scan?.maxTokensKey == null || input.modelRefusals === undefined) return false;
+  return input.modelRefusals(input.target.profile, upstreamModel).maxTokensRefused;
+}
+
+/** What the log says Airlock changed in a request it otherwise sends as the client wrote it. */
+function nativeNotes(clientContentType: string | undefined, sentContentType: string | null, maxTokensRenamed: boolean): string[] {
+  const notes: string[] = [];
+  if (sentContentType !== null)
+    notes.push(`a JSON body sent as ${clientContentType ?? 'no content type'}: read as JSON and sent as ${sentContentType}`);
+  if (maxTokensRenamed) notes.push(SENT_WITH_MAX_COMPLETION_TOKENS_NOTE);
+  return notes;
 }
 
 /**

@@ -13,10 +13,10 @@ export interface LearnedRefusals {
   maxTokens?: MaxTokensRefusals;
 }
 
-/** What a 400 had changed in a translated request: remembered once the changed request is not refused again. */
+/** What a 400 had changed in a request: remembered once the changed request is not refused again. */
 type Fix = { kind: 'reasoning_effort'; level: string } | { kind: 'max_tokens' };
 
-/** The translated request changed as a 400 asked (a parameter the model refuses), or null when the answer asks nothing Airlock can change. */
+/** The request changed as a 400 asked (a parameter the model refuses), or null when the answer asks nothing Airlock can change. */
 function fixedPlan(plan: ExchangePlan, answer: { status: number; bodyText: string }): { plan: ExchangePlan; fix: Fix } | null {
   const withoutEffort = planWithoutReasoningEffort(plan, answer);
   if (withoutEffort !== null) return { plan: withoutEffort.plan, fix: { kind: 'reasoning_effort', level: withoutEffort.refusedEffort } };
@@ -25,9 +25,10 @@ function fixedPlan(plan: ExchangePlan, answer: { status: number; bodyText: strin
 }
 
 /**
- * One exchange's resends of a translated request a 400 refused for a parameter of the model's
- * (`reasoning_effort` cut, `max_tokens` renamed): each ran nothing and is not billed, so the fixed
- * request is sent at once, no retry of the same bytes (docs/gateway-spec.md §7: fix the request).
+ * One exchange's resends of a request a 400 refused for a parameter of the model's (a translated
+ * one's `reasoning_effort` cut; `max_tokens` renamed, a chat client's own too): each ran nothing and
+ * is not billed, so the fixed request is sent at once, no retry of the same bytes
+ * (docs/gateway-spec.md §7: fix the request).
  * Each fix is made once (the body no longer holds what was refused), so at most one resend per kind.
  * A fix is remembered for the model's later requests only once a resend is not refused again with a
  * 400: if it is, the first 400 was about something else, the resend's answer goes to the client,

@@ -12,11 +12,16 @@ import { errorObjectOf } from './errorObject.ts';
  */
 
 const MAX_TOKENS_FIELD = 'max_tokens';
-const MAX_COMPLETION_TOKENS_FIELD = 'max_completion_tokens';
+export const MAX_COMPLETION_TOKENS_FIELD = 'max_completion_tokens';
+/** The new name as a JSON key, for an edit of a client's own bytes (forward/bodyRewrite.ts). */
+export const MAX_COMPLETION_TOKENS_KEY_JSON = JSON.stringify(MAX_COMPLETION_TOKENS_FIELD);
 
 /** What the log says of a request sent again with the bound renamed. */
 export const RESENT_WITH_MAX_COMPLETION_TOKENS_NOTE =
   'resent with max_completion_tokens for max_tokens: the gateway refused max_tokens for this model (400)';
+/** What the log says of a client's request whose `max_tokens` Airlock renamed before sending, as learned from an earlier 400. */
+export const SENT_WITH_MAX_COMPLETION_TOKENS_NOTE =
+  'sent with max_completion_tokens for max_tokens: the gateway refused max_tokens for this model before (400)';
 /** What the log says when the renamed request was refused again: the first 400 was about something else. */
 export const RESENT_RENAMED_AND_REFUSED_AGAIN_NOTE =
   'resent with max_completion_tokens for max_tokens and refused again (400): the refusal was not of max_tokens, which is still sent';

@@ -215,6 +215,36 @@ describe('rewriteJsonBody', () => {
     expect(JSON.parse(Buffer.concat(rewritten.chunks).toString('utf8'))).toEqual(expected);
   });
 
+  // A model the gateway refused max_tokens for (maxTokensRefusals.ts): the key alone is renamed, beside the other edits.
+  it.each([
+    [
+      'with the model and usage edits',
+      '{"model":"alias", "max_tokens" :32000,"stream":true,"messages":[]}',
+      '{"stream_options":{"include_usage":true},"model":"real", "max_completion_tokens":32000,"stream":true,"messages":[]}',
+    ],
+    ['alone', '{"model":"real","messages":[],"max_tokens":5}', '{"model":"real","messages":[],"max_completion_tokens":5}'],
+    ['not with max_completion_tokens too', '{"model":"real","max_tokens":5,"max_completion_tokens":6}', null],
+    ['not without max_tokens', '{"model":"real","messages":[{"max_tokens":5}]}', null],
+  ])('renames max_tokens %s, parsed and scanned alike, split anywhere', (_label, json, sent) => {
+    for (const limits of [PARSE_ALL, SCAN_ONLY]) {
+      for (const chunks of splits(json)) {
+        const body = bodyOf(chunks);
+        const rewritten = rewriteJsonBody(body, parseClientBody(body, 'application/json', limits), 'real', true, true);
+        expect(Buffer.concat(rewritten.chunks).toString('utf8')).toBe(sent ?? json);
+        expect(rewritten.byteLength).toBe(Buffer.byteLength(sent ?? json));
+        expect(rewritten.maxTokensRenamed).toBe(sent === null ? undefined : true);
+        expectOneCopy(body.chunks, rewritten);
+      }
+    }
+  });
+
+  it('leaves max_tokens alone unless asked', () => {
+    const body = bodyOf([Buffer.from('{"model":"real","max_tokens":5}')]);
+    const rewritten = rewriteJsonBody(body, parseClientBody(body, 'application/json', PARSE_ALL), 'real', true);
+    expect(rewritten.chunks).toBe(body.chunks);
+    expect(rewritten).not.toHaveProperty('maxTokensRenamed');
+  });
+
   it('leaves a scanned stream_options it cannot read as it is, without asking for usage', () => {
     const unreadable = ['{"stream":true,"stream_options":{bad}}', `{"stream":true,"stream_options":{"pad":"${'x'.repeat(5000)}"}}`];
     for (const json of unreadable) {

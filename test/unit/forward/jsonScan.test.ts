@@ -16,6 +16,8 @@ interface ScanCase {
   isObject?: boolean;
   /** Whether the object's closing brace comes; true unless said. */
   closed?: boolean;
+  /** The top-level max_tokens key as written, up to its colon (whitespace trimmed). */
+  rawMaxTokensKey?: string;
 }
 
 const CASES: ScanCase[] = [
@@ -79,6 +81,11 @@ const CASES: ScanCase[] = [
     model: `${'m'.repeat(40)}!`,
     rawModel: `${'m'.repeat(40)}\\u0021`,
   },
+  { label: 'max_tokens located', json: '{"model":"m", "max_tokens" : 5}', model: 'm', rawModel: 'm', rawMaxTokensKey: '"max_tokens"' },
+  { label: 'max_tokens written in escapes', json: '{"max\\u005ftokens":5}', model: null, rawMaxTokensKey: '"max\\u005ftokens"' },
+  { label: 'a nested max_tokens ignored', json: '{"metadata":{"max_tokens":5},"model":"m"}', model: 'm', rawModel: 'm' },
+  { label: 'max_tokens as a value is no key', json: '{"note":"max_tokens","model":"m"}', model: 'm', rawModel: 'm' },
+  { label: 'a key that only starts as max_tokens', json: '{"max_tokens_x":5,"model":"m"}', model: 'm', rawModel: 'm' },
   {
     label: 'a key that only starts like a known one',
     json: '{"models":"no","streaming":true,"model":"yes"}',
@@ -98,6 +105,7 @@ function expectScan(scan: TopLevelScan, body: Buffer, testCase: ScanCase): void 
   expect(textIn(body, scan.modelValue)).toBe(rawModelValue ?? null);
   expect(textIn(body, scan.streamOptionsValue)).toBe(testCase.rawStreamOptions ?? null);
   expect(scan.closed).toBe(testCase.closed ?? true);
+  expect(textIn(body, scan.maxTokensKey)).toBe(testCase.rawMaxTokensKey ?? null);
   if (scan.isObject) {
     expect(body[scan.objectStart]).toBe(0x7b);
     expect(body.subarray(0, scan.objectStart).toString('utf8').trim()).toBe('');

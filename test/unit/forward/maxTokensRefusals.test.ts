@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { profileSchema } from '../../../proxy/contracts/profile.ts';
-import { MaxTokensRefusals } from '../../../proxy/forward/maxTokensRefusals.ts';
+import { MaxTokensRefusals, planWithMaxCompletionTokens } from '../../../proxy/forward/maxTokensRefusals.ts';
+import type { ExchangePlan } from '../../../proxy/forward/plan.ts';
 import { MAX_MODELS_REMEMBERED } from '../../../proxy/forward/learnedModels.ts';
 
 const profile = profileSchema.parse({ id: 'p', name: 'Gateway', baseUrl: 'https://gateway.example/v1' });
@@ -42,5 +43,56 @@ describe('MaxTokensRefusals', () => {
     expect(refusals.refuses(profile, 'model-1')).toBe(true);
     expect(refusals.refuses(profile, 'one-more')).toBe(true);
     expect(refusals.all()).toHaveLength(MAX_MODELS_REMEMBERED);
+  });
+});
+
+/** OpenAI's refusal of the name (test/simulator/gatewayErrors.ts words it alike). */
+const REFUSAL = {
+  status: 400,
+  bodyText: JSON.stringify({
+    error: {
+      message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      type: 'invalid_request_error',
+      param: 'max_tokens',
+      code: 'unsupported_parameter',
+    },
+  }),
+};
+
+/** A chat client's own request as planned: the fields the rename reads, and its body as sent, in pieces. */
+function nativePlan(pieces: string[], overrides: Partial<ExchangePlan> = {}): ExchangePlan {
+  const body = pieces.map((piece) => Buffer.from(piece));
+  return {
+    mode: 'native',
+    method: 'POST',
+    upstreamPath: 'chat/completions',
+    body,
+    byteLength: body.reduce((sum, piece) => sum + piece.length, 0),
+    ...overrides,
+  } as ExchangePlan;
+}
+
+const sentText = (plan: ExchangePlan | null): string | null => (plan === null ? null : Buffer.concat(plan.body ?? []).toString('utf8'));
+
+describe("planWithMaxCompletionTokens for a chat client's own body", () => {
+  it('renames the top-level key on the bytes as sent, wherever the pieces split', () => {
+    const json = '{"model":"gpt-5.1","messages":[{"role":"user","content":"max_tokens"}], "max_tokens"\t: 32000}';
+    const renamed = '{"model":"gpt-5.1","messages":[{"role":"user","content":"max_tokens"}], "max_completion_tokens": 32000}';
+    for (let cut = 0; cut <= json.length; cut += 1) {
+      const plan = planWithMaxCompletionTokens(nativePlan([json.slice(0, cut), json.slice(cut)]), REFUSAL);
+      expect(sentText(plan)).toBe(renamed);
+      expect(plan?.byteLength).toBe(Buffer.byteLength(renamed));
+    }
+  });
+
+  it.each([
+    ['another 400', nativePlan(['{"max_tokens":5}']), { status: 400, bodyText: '{"error":{"message":"Bad.","param":"messages"}}' }],
+    ['a body without max_tokens', nativePlan(['{"model":"m","max_completion_tokens":5}']), REFUSAL],
+    ['a body naming both', nativePlan(['{"max_tokens":5,"max_completion_tokens":5}']), REFUSAL],
+    ['a body cut short', nativePlan(['{"max_tokens":5,"model":"m"']), REFUSAL],
+    ['an endpoint that is not chat', nativePlan(['{"max_tokens":5}'], { upstreamPath: 'completions' }), REFUSAL],
+    ['a body still arriving', nativePlan(['{"max_tokens":5}'], { arriving: {} as ExchangePlan['arriving'] }), REFUSAL],
+  ])('leaves %s to the client', (_label, plan, answer) => {
+    expect(planWithMaxCompletionTokens(plan, answer)).toBeNull();
   });
 });

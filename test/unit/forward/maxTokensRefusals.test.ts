@@ -3,6 +3,7 @@ import { profileSchema } from '../../../proxy/contracts/profile.ts';
 import { MaxTokensRefusals, planWithMaxCompletionTokens } from '../../../proxy/forward/maxTokensRefusals.ts';
 import type { ExchangePlan } from '../../../proxy/forward/plan.ts';
 import { MAX_MODELS_REMEMBERED } from '../../../proxy/forward/learnedModels.ts';
+import { MAX_TOKENS_REFUSAL } from '../../support/maxTokensRefusal.ts';
 
 const profile = profileSchema.parse({ id: 'p', name: 'Gateway', baseUrl: 'https://gateway.example/v1' });
 
@@ -46,19 +47,6 @@ describe('MaxTokensRefusals', () => {
   });
 });
 
-/** OpenAI's refusal of the name (test/simulator/gatewayErrors.ts words it alike). */
-const REFUSAL = {
-  status: 400,
-  bodyText: JSON.stringify({
-    error: {
-      message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
-      type: 'invalid_request_error',
-      param: 'max_tokens',
-      code: 'unsupported_parameter',
-    },
-  }),
-};
-
 /** A chat client's own request as planned: the fields the rename reads, and its body as sent, in pieces. */
 function nativePlan(pieces: string[], overrides: Partial<ExchangePlan> = {}): ExchangePlan {
   const body = pieces.map((piece) => Buffer.from(piece));
@@ -79,7 +67,7 @@ describe("planWithMaxCompletionTokens for a chat client's own body", () => {
     const json = '{"model":"gpt-5.1","messages":[{"role":"user","content":"max_tokens"}], "max_tokens"\t: 32000}';
     const renamed = '{"model":"gpt-5.1","messages":[{"role":"user","content":"max_tokens"}], "max_completion_tokens": 32000}';
     for (let cut = 0; cut <= json.length; cut += 1) {
-      const plan = planWithMaxCompletionTokens(nativePlan([json.slice(0, cut), json.slice(cut)]), REFUSAL);
+      const plan = planWithMaxCompletionTokens(nativePlan([json.slice(0, cut), json.slice(cut)]), MAX_TOKENS_REFUSAL);
       expect(sentText(plan)).toBe(renamed);
       expect(plan?.byteLength).toBe(Buffer.byteLength(renamed));
     }
@@ -87,11 +75,11 @@ describe("planWithMaxCompletionTokens for a chat client's own body", () => {
 
   it.each([
     ['another 400', nativePlan(['{"max_tokens":5}']), { status: 400, bodyText: '{"error":{"message":"Bad.","param":"messages"}}' }],
-    ['a body without max_tokens', nativePlan(['{"model":"m","max_completion_tokens":5}']), REFUSAL],
-    ['a body naming both', nativePlan(['{"max_tokens":5,"max_completion_tokens":5}']), REFUSAL],
-    ['a body cut short', nativePlan(['{"max_tokens":5,"model":"m"']), REFUSAL],
-    ['an endpoint that is not chat', nativePlan(['{"max_tokens":5}'], { upstreamPath: 'completions' }), REFUSAL],
-    ['a body still arriving', nativePlan(['{"max_tokens":5}'], { arriving: {} as ExchangePlan['arriving'] }), REFUSAL],
+    ['a body without max_tokens', nativePlan(['{"model":"m","max_completion_tokens":5}']), MAX_TOKENS_REFUSAL],
+    ['a body naming both', nativePlan(['{"max_tokens":5,"max_completion_tokens":5}']), MAX_TOKENS_REFUSAL],
+    ['a body cut short', nativePlan(['{"max_tokens":5,"model":"m"']), MAX_TOKENS_REFUSAL],
+    ['an endpoint that is not chat', nativePlan(['{"max_tokens":5}'], { upstreamPath: 'completions' }), MAX_TOKENS_REFUSAL],
+    ['a body still arriving', nativePlan(['{"max_tokens":5}'], { arriving: {} as ExchangePlan['arriving'] }), MAX_TOKENS_REFUSAL],
   ])('leaves %s to the client', (_label, plan, answer) => {
     expect(planWithMaxCompletionTokens(plan, answer)).toBeNull();
   });

@@ -7,6 +7,7 @@ import { parseClientBody, type ClientBody } from '../../../proxy/forward/request
 import { chatAdapter } from '../../../proxy/protocols/chat/adapter.ts';
 import { profileSchema } from '../../../proxy/contracts/profile.ts';
 import { MAX_JSON_NESTING_DEPTH, PARSE_ON_LOOP_MAX_BYTES, PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../../../proxy/contracts/defaults.ts';
+import { MAX_TOKENS_REFUSAL } from '../../support/maxTokensRefusal.ts';
 
 /**
  * The spend gate holds a translated request's output bound against caps (spend/estimate.ts): it is
@@ -57,18 +58,6 @@ async function planOf(request: (typeof REQUESTS)[number], maxTokensRefused: bool
 
 const sentBody = (plan: ExchangePlan): Record<string, unknown> => JSON.parse(Buffer.concat(plan.body ?? []).toString('utf8'));
 
-const REFUSAL = {
-  status: 400,
-  bodyText: JSON.stringify({
-    error: {
-      message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
-      type: 'invalid_request_error',
-      param: 'max_tokens',
-      code: 'unsupported_parameter',
-    },
-  }),
-};
-
 describe("a translated request's output bound", () => {
   it.each(REQUESTS)("$path: is the client's, sent as max_tokens or as max_completion_tokens alike", async (request) => {
     for (const [maxTokensRefused, name] of [
@@ -84,7 +73,7 @@ describe("a translated request's output bound", () => {
 
   it.each(REQUESTS)('$path: is kept by the resend renamed after a 400', async (request) => {
     const plan = await planOf(request, false);
-    const renamed = planWithMaxCompletionTokens(plan, REFUSAL)!;
+    const renamed = planWithMaxCompletionTokens(plan, MAX_TOKENS_REFUSAL)!;
     const { max_tokens: bound, ...rest } = sentBody(plan);
     expect(sentBody(renamed)).toEqual({ max_completion_tokens: bound, ...rest });
     expect(renamed.byteLength).toBe(Buffer.concat(renamed.body ?? []).length);

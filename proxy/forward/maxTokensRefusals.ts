@@ -18,9 +18,9 @@ interface MaxTokensRefusalsOptions {
 
 /**
  * The models a gateway refused `max_tokens` for (protocols/chat/maxTokens.ts), per profile and base
- * URL: their translated requests, and chat clients' own, bound the output as `max_completion_tokens` from the start. Bounded
- * as the reasoning_effort refusals are (MAX_MODELS_REMEMBERED): the model learned of longest ago is
- * forgotten, which costs one 400 that ran nothing, then it is learned again.
+ * URL: their translated requests, and chat clients' own, bound the output as `max_completion_tokens`
+ * from the start. Bounded as the reasoning_effort refusals are (MAX_MODELS_REMEMBERED): the model
+ * learned of longest ago is forgotten, which costs one 400 that ran nothing, then it is learned again.
  */
 export class MaxTokensRefusals {
   private readonly refusing = new LearnedModels<MaxTokensRefusal>();

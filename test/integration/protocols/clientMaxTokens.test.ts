@@ -14,6 +14,14 @@ import { SENTINEL_KEY } from '../../support/sentinel.ts';
  * such a model was a 400, with Airlock as without it. The 400 ran nothing and cost nothing: Airlock
  * sends the request again with the key renamed on the client's bytes, the rest as the client wrote
  * it, and renames it for the model's later requests from the start.
+ *
+ * Checked on 2026-11-29 with the real opencode 1.18.33 (`opencode run "Say hi."`, its provider as
+ * `airlock connect opencode` writes it) against the simulator's openai dialect, for gpt-5.1, o3 and
+ * o4-mini: straight at the gateway both requests of a run (its title, then its turn, each with
+ * `max_tokens: 32000`) were refused and opencode exited 1; through `airlock serve` it answered, and
+ * the gateway got `max_tokens` once (the first title request, resent renamed), then only
+ * `max_completion_tokens`: in that run, the next, and after Airlock restarted. A `small_model` for
+ * the title is a second model, learned by its own first 400.
  */
 /** Models taking only max_completion_tokens, one per test: what Airlock learns of one stays for the proxy's life. */
 const REFUSING = ['gpt-5.1', 'o3', 'gpt-5-mini', 'o4-mini', 'gpt-5.2'] as const;
@@ -38,7 +46,7 @@ beforeEach(() => harness.simulator.reset());
 
 const { openai } = sdkClients(() => harness);
 
-/** opencode's chat request as it sends it (spaces and member order its own, so a re-serialised body would show). */
+/** opencode's chat request, its members as it sends them (it adds `reasoning_effort` for gpt-5 ids); the spaces are the test's, so a re-serialised body would show. */
 function opencodeBody(model: string, extra = ''): string {
   return `{"model": "${model}", "max_tokens" : 32000,${extra} "tool_choice": "auto", "stream": true, "stream_options": {"include_usage": true}, "messages": [{"role": "user", "content": "Say hi."}]}`;
 }

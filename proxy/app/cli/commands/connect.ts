@@ -62,7 +62,8 @@ export function registerConnectCommand(program: Command, deps: CliDeps = default
           if (followsActive && activeProfileId === null)
             writeLine(
               deps.stderr,
-              `Next: no profile is active yet, so Airlock refuses the tool's requests: add one with \`${hintFor(command, deps)('profile add <id> --base-url <url> --activate')}\`.`,
+              `Next: no profile is active yet, so Airlock refuses the tool's requests: add one with \`${hintFor(command, deps)('profile add <id> --base-url <url> --activate')}\`` +
+                ` (or serve a gateway for one run: \`${hintFor(command, deps)('serve --base-url <url>')}\` with AIRLOCK_API_KEY set).`,
             );
         } finally {
           store.close();

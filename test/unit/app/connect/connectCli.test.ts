@@ -38,7 +38,8 @@ describe('airlock connect', () => {
     const applied = await connect('aider', '--model', 'gw-model');
     expect(applied.exitCode).toBe(0);
     expect(applied.stderr).toContain(
-      `Next: no profile is active yet, so Airlock refuses the tool's requests: add one with \`npx airlock profile add <id> --base-url <url> --activate --data-dir ${dataDir}\`.`,
+      `Next: no profile is active yet, so Airlock refuses the tool's requests: add one with \`npx airlock profile add <id> --base-url <url> --activate --data-dir ${dataDir}\`` +
+        ` (or serve a gateway for one run: \`npx airlock serve --base-url <url> --data-dir ${dataDir}\` with AIRLOCK_API_KEY set).`,
     );
     await runAirlock(dataDir, secrets, ['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1', '--activate']);
     expect((await connect('codex', '--model', 'gw-model')).stderr).not.toContain('no profile is active');

@@ -50,7 +50,7 @@ export class RequestFixes {
     const fixed = result.kind === 'error' ? fixedPlan(step.plan, result) : null;
     if (fixed !== null) {
       this.pending.push(fixed.fix);
-      this.trace.keySwitched();
+      this.trace.resentBeyondPolicy();
       return { plan: fixed.plan, target: step.target };
     }
     this.settle(step, result);

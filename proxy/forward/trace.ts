@@ -66,8 +66,8 @@ export class RequestTrace {
   #steps: FallbackChain | null = null;
   /** Retries made before the current step: each step has its own profile's retries. */
   #retriesBeforeStep = 0;
-  /** The current step's resends that are none of the profile's retries: on a pool's next key, or changed after a refusal. */
-  #stepKeySwitches = 0;
+  /** The current step's resends that are none of the profile's retries: on a pool's next key, changed after a refusal, after an idle close. */
+  #stepResendsBeyondPolicy = 0;
   #laterNotes: string[] | null = null; // changes made after the row began (a resend without what the gateway refused)
 
   constructor(events: RequestEvents, captureLimitBytes: number) {
@@ -88,9 +88,9 @@ export class RequestTrace {
   get retries(): number {
     return this.#retries;
   }
-  /** Retries of the current fallback step (all of them when the request did not fall back), key switches left out. */
+  /** Retries of the current fallback step (all of them when the request did not fall back), resends beyond the policy left out. */
   get stepRetries(): number {
-    return this.#retries - this.#retriesBeforeStep - this.#stepKeySwitches;
+    return this.#retries - this.#retriesBeforeStep - this.#stepResendsBeyondPolicy;
   }
   get status(): number {
     return this.#status;
@@ -173,10 +173,13 @@ export class RequestTrace {
     this.#retries += 1;
   }
 
-  /** Resent on the pool's next key, or changed after a refusal: in the row, not one of the profile's retries. */
-  keySwitched(): void {
+  /**
+   * Resent on the pool's next key, changed after a refusal, or on a new connection after the gateway
+   * closed a kept-alive one unread (upstreamExecution.ts closedWhileIdle): in the row, not one of the profile's retries.
+   */
+  resentBeyondPolicy(): void {
     this.retried();
-    this.#stepKeySwitches += 1;
+    this.#stepResendsBeyondPolicy += 1;
   }
 
   /** What became of a change made after the row began (a resend without what the gateway refused), for the row's end. */
@@ -191,7 +194,7 @@ export class RequestTrace {
     if (!this.#steps.fellBack(failed, skipped, next)) return;
     this.attempts.nextAttempt();
     this.#retriesBeforeStep = this.#retries;
-    this.#stepKeySwitches = 0;
+    this.#stepResendsBeyondPolicy = 0;
   }
 
   /** Who answers and the way there, once the request fell back (or skipped a fallback); undefined otherwise. */

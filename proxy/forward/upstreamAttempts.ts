@@ -21,6 +21,8 @@ import { billedWithoutUsage } from './unstatedRuns.ts';
 import { streamProgressEstimate } from './accounting.ts';
 
 const ERROR_BODY_LIMIT_BYTES = 256 * 1024;
+const IDLE_CLOSE_NOTE =
+  "Resent once on a new connection: the gateway closed the kept-alive connection it was sent on, idle, before reading it (its keep-alive timeout is shorter than Airlock's).";
 /**
  * An error body is read past what is kept so its connection can serve the next request; past this
  * the answer is cut instead: one that never ends held its client until the total timeout.
@@ -63,8 +65,13 @@ export interface AttemptsInput {
 /** Sends the request until an answer counts, retrying per docs/gateway-spec.md §7 and retryPolicy.ts. */
 export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsResult> {
   const { plan, profile, trace, watch } = input;
+  // At most one resend after an idle close (closedWhileIdle), on a connection of its own.
+  let idleCloseResend: 'none' | 'next' | 'done' = 'none';
   for (;;) {
     let reachedSocket = false;
+    let closedIdle = false;
+    const freshConnection = idleCloseResend === 'next';
+    if (freshConnection) idleCloseResend = 'done';
     let response: UpstreamResponse;
     try {
       response = await dispatchUpstream({
@@ -81,10 +88,14 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
           const ranBefore = trace.upstreamMayHaveRun;
           if (judgeAttempt(trace, { reachedSocket, answered: false }) && !ranBefore) recordInputSent(input);
         },
+        onIdleClose: () => {
+          closedIdle = true;
+        },
+        freshConnection,
       });
     } catch (error) {
       // Ended unanswered (the client gone, a timeout, a reset): judged before the abort returns, since it may be billed.
-      const mayHaveRun = attemptEnded(input, { reachedSocket, answered: false });
+      const mayHaveRun = attemptEnded(input, { reachedSocket, answered: false, closedIdle });
       // A body sent on while it arrived, refused at its end or when the server's requestTimeout ended its read (arrivingBody.ts).
       // One that broke otherwise needs no case of its own: it breaks when its client leaves or the proxy stops, which abort
       // the watch before undici's failure comes here.
@@ -92,6 +103,13 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
       if (refused) return { kind: 'refused', refusal: refused };
       const aborted = watch.reason();
       if (aborted !== null) return { kind: 'aborted', reason: aborted };
+      if (closedIdle && idleCloseResend === 'none') {
+        // At once, whatever the policy and the client's own retries: the gateway has not read it.
+        trace.resentBeyondPolicy();
+        trace.notedLater(IDLE_CLOSE_NOTE);
+        idleCloseResend = 'next';
+        continue;
+      }
       const errorClass = classifyNetworkFailure(error);
       const code = networkFailureCode(error);
       if (await retried(input, { kind: 'network', errorClass, mayHaveExecuted: mayHaveRun, code })) continue;
@@ -158,7 +176,7 @@ function nextPoolKey(
   if (isLocalRefusal(next)) return next.errorClass === 'keys_cooling' ? next : false;
   input.headers['authorization'] = `Bearer ${next.apiKey}`;
   input.trace.keyUsed(next.keyId, next.label);
-  input.trace.keySwitched();
+  input.trace.resentBeyondPolicy();
   return true;
 }
 

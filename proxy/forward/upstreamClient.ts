@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { Readable, type Transform } from 'node:stream';
 import type { Dispatcher } from 'undici';
 import { Agent } from './undiciAgent.ts';
+import { AttemptSocket } from './attemptSocket.ts';
 import { COPY_SLICE_BYTES, inTurnSlices } from '../core/copyInSlices.ts';
 import { networkFailureCode } from '../core/errorClass.ts';
 import { isUnknownIssuerCode, osCaStoreTried, trustOsCaStore } from '../core/osCaStore.ts';
@@ -18,17 +19,21 @@ const agents = new Map<number, Agent>();
 function agentFor(connectTimeoutMs: number): Agent {
   let agent = agents.get(connectTimeoutMs);
   if (!agent) {
-    agent = new Agent({
-      connect: { timeout: connectTimeoutMs, noDelay: true },
-      keepAliveTimeout: 30_000,
-      keepAliveMaxTimeout: 600_000,
-      // docs/gateway-spec.md §4.2: never buffer a stream; our own timers handle idle and total time.
-      headersTimeout: 0,
-      bodyTimeout: 0,
-    });
+    agent = newAgent(connectTimeoutMs);
     agents.set(connectTimeoutMs, agent);
   }
   return agent;
+}
+
+function newAgent(connectTimeoutMs: number): Agent {
+  return new Agent({
+    connect: { timeout: connectTimeoutMs, noDelay: true },
+    keepAliveTimeout: 30_000,
+    keepAliveMaxTimeout: 600_000,
+    // docs/gateway-spec.md §4.2: never buffer a stream; our own timers handle idle and total time.
+    headersTimeout: 0,
+    bodyTimeout: 0,
+  });
 }
 
 export interface UpstreamRequest {
@@ -47,6 +52,10 @@ export interface UpstreamRequest {
    * body still arriving, only once it is whole: a gateway cannot run a request it has not all of.
    */
   onReachedSocket?: () => void;
+  /** The gateway closed the reused connection, idle, as the request reached it: it did not run (upstreamExecution.ts closedWhileIdle). */
+  onIdleClose?: () => void;
+  /** Sent on a connection of its own, closed after: the resend after an idle close must not meet another stale one. */
+  freshConnection?: boolean;
 }
 
 /**
@@ -153,11 +162,17 @@ function dispatchAttempt(
   let decoder: Transform | null = null;
   let codedBytes = 0;
   let attemptFailed = false;
-  agentFor(request.connectTimeoutMs).dispatch(options, {
+  const attemptSocket = request.onIdleClose === undefined ? null : new AttemptSocket();
+  const dispatcher = request.freshConnection === true ? newAgent(request.connectTimeoutMs) : agentFor(request.connectTimeoutMs);
+  dispatcher.dispatch(options, {
     onRequestStart(started) {
       controller = started;
-      if (signal.aborted) started.abort(signal.reason as Error);
-      else if (request.arriving === undefined || request.arriving.complete) request.onReachedSocket?.();
+      if (signal.aborted) {
+        started.abort(signal.reason as Error);
+        return;
+      }
+      attemptSocket?.expectSocket();
+      if (request.arriving === undefined || request.arriving.complete) request.onReachedSocket?.();
       else {
         request.arriving.whenComplete().then(() => {
           if (!attemptFailed && !signal.aborted) request.onReachedSocket?.();
@@ -206,9 +221,14 @@ function dispatchAttempt(
       if (body !== null) body.fail(error);
       else if (controller === null && !osStoreTriedBefore && !signal.aborted && trustedOsStoreFor(options, error)) {
         dispatchAttempt(request, dispatchOptions(request), resolve, reject);
-      } else reject(error);
+      } else {
+        if (controller !== null && !signal.aborted && attemptSocket?.closedIdle(error) === true) request.onIdleClose?.();
+        reject(error);
+      }
     },
   });
+  // Closes once its one request is over (undici's close waits for it).
+  if (request.freshConnection === true) dispatcher.close().catch(ignoreFailure);
 }
 
 /** The attempt's own failure reports a body that never arrived whole. */

@@ -8,6 +8,8 @@ export interface UpstreamAttempt {
   /** The gateway answered; with its status when it did. */
   answered: boolean;
   status?: number;
+  /** The gateway closed a reused connection unanswered as the request reached it (closedWhileIdle). */
+  closedIdle?: boolean;
 }
 
 /**
@@ -15,11 +17,13 @@ export interface UpstreamAttempt {
  * the gateway may have executed, without our knowing, is never sent again (docs/gateway-spec.md §7,
  * rule 3). Two cases certainly did not run: an attempt that never reached a connected socket (the
  * connection failed or timed out, or the attempt was given up first), and one the gateway refused
- * with a 4xx (bad request, key, rate limit: the gateway acts on none of them). Anything else may have run whatever
+ * with a 4xx (bad request, key, rate limit: the gateway acts on none of them), and a reused
+ * connection the gateway closed while idle as the request reached it (closedWhileIdle). Anything else may have run whatever
  * broke after, since the gateway acts on what it received, not on what we saw of its answer.
  * Retries ask it of each attempt; a repeated idempotency key asks it of the whole request.
  */
 export function mayHaveExecuted(attempt: UpstreamAttempt): boolean {
+  if (attempt.closedIdle === true) return false;
   if (attempt.answered) return attempt.status === undefined || attempt.status < 400 || attempt.status >= 500;
   return attempt.reachedSocket;
 }
@@ -44,4 +48,49 @@ export function gaveUpWaiting(status: number | undefined): boolean {
 export function firstOutcome(first: { mayHaveRun: boolean; answerComplete: boolean }): 'not_run' | 'answered' | 'unknown' {
   if (!first.mayHaveRun) return 'not_run';
   return first.answerComplete ? 'answered' : 'unknown';
+}
+
+/** How an attempt's connection ended with no answer: what undici showed of its socket. */
+export interface UnansweredClose {
+  /** The socket had carried an earlier exchange to its end (keep-alive). */
+  reusedConnection: boolean;
+  /** Bytes the gateway sent on it after this request started: none, or any part of an answer. */
+  answerBytes: number;
+  /** From the request's start on the socket to the failure. */
+  closedAfterMs: number;
+  /** The failure's code (networkFailureCode). */
+  code: string | null;
+}
+
+/** A close or reset: undici's "other side closed" (a FIN) or "closed", or the OS's reset or broken pipe. */
+const CLOSE_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
+/**
+ * In the race the gateway's close left before the request reached it, so it comes back within a
+ * round trip of the write; one that read the request, began to run it and died closes later. A
+ * second covers the round trips of real networks and a busy event loop.
+ */
+export const IDLE_CLOSE_WINDOW_MS = 1000;
+
+/**
+ * Whether a reused connection was closed by the gateway as it sat idle, just as Airlock wrote the
+ * request on it: the keep-alive race. Servers close idle connections sooner than Airlock's
+ * keepAliveTimeout and unannounced (uvicorn after 5 s, gunicorn 2 s, Node's http server 5 s: no
+ * `Keep-Alive: timeout` header). A server closes a connection as idle only while no byte of a next
+ * request has reached it (uvicorn's data_received cancels its keep-alive timer first), and what
+ * arrives after its close is never read: the request did not run. Such a close is sent before any
+ * answer byte and comes back within a round trip; a fresh connection's close, one after part of
+ * an answer, or a late one may follow a request the gateway read, and are not this. Chromium
+ * resends any request on such a close of a reused connection before the response headers
+ * (HttpNetworkTransaction::ShouldResendRequest), curl and Firefox too (draft-nottingham-httpbis-retry-01);
+ * Go's Transport resends a POST only when none of it was written. Airlock resends once, on a
+ * new connection.
+ */
+export function closedWhileIdle(close: UnansweredClose): boolean {
+  return (
+    close.reusedConnection &&
+    close.answerBytes === 0 &&
+    close.closedAfterMs <= IDLE_CLOSE_WINDOW_MS &&
+    close.code !== null &&
+    CLOSE_CODES.has(close.code)
+  );
 }

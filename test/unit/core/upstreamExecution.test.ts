@@ -1,5 +1,11 @@
 import { describe, expect, it } from 'vitest';
-import { mayHaveExecuted, type UpstreamAttempt } from '../../../proxy/forward/upstreamExecution.ts';
+import {
+  closedWhileIdle,
+  IDLE_CLOSE_WINDOW_MS,
+  mayHaveExecuted,
+  type UnansweredClose,
+  type UpstreamAttempt,
+} from '../../../proxy/forward/upstreamExecution.ts';
 
 describe('mayHaveExecuted: whether the gateway may have run an attempt', () => {
   it.each<[string, UpstreamAttempt, boolean]>([
@@ -16,7 +22,29 @@ describe('mayHaveExecuted: whether the gateway may have run an attempt', () => {
     ['refused 400', { reachedSocket: true, answered: true, status: 400 }, false],
     ['refused 401', { reachedSocket: true, answered: true, status: 401 }, false],
     ['refused 429', { reachedSocket: true, answered: true, status: 429 }, false],
+    [
+      'on a socket, then its reused connection closed idle before the gateway read it',
+      { reachedSocket: true, answered: false, closedIdle: true },
+      false,
+    ],
   ])('%s', (_label, attempt, expected) => {
     expect(mayHaveExecuted(attempt)).toBe(expected);
+  });
+});
+
+describe('closedWhileIdle: the keep-alive race, where the gateway closed a reused connection before reading the request', () => {
+  const race: UnansweredClose = { reusedConnection: true, answerBytes: 0, closedAfterMs: 2, code: 'UND_ERR_SOCKET' };
+  it.each<[string, Partial<UnansweredClose>, boolean]>([
+    ['its FIN ("other side closed") on a reused connection, no byte of answer, at once', {}, true],
+    ['a reset instead of a FIN', { code: 'ECONNRESET' }, true],
+    ['a broken pipe while writing', { code: 'EPIPE' }, true],
+    ['closed a second after the request, the longest round trip allowed', { closedAfterMs: IDLE_CLOSE_WINDOW_MS }, true],
+    ['a fresh connection: the gateway may have read the request and refused it by closing', { reusedConnection: false }, false],
+    ['after part of an answer: the gateway read and ran it', { answerBytes: 17 }, false],
+    ['later than a round trip: the gateway may have read it and died running it', { closedAfterMs: IDLE_CLOSE_WINDOW_MS + 1 }, false],
+    ["Airlock's own idle timeout", { code: 'UND_ERR_HEADERS_TIMEOUT' }, false],
+    ['a failure with no code', { code: null }, false],
+  ])('%s', (_label, change, expected) => {
+    expect(closedWhileIdle({ ...race, ...change })).toBe(expected);
   });
 });

@@ -1,0 +1,51 @@
+import { subscribe } from 'node:diagnostics_channel';
+import type { Socket } from 'node:net';
+import { networkFailureCode } from '../core/errorClass.ts';
+import { closedWhileIdle } from './upstreamExecution.ts';
+
+/**
+ * The socket one attempt's request went out on. undici's callbacks never name it; its
+ * 'undici:client:sendHeaders' channel does, in the same turn as the attempt's onRequestStart
+ * (client-h1.js writeH1 calls the one, then publishes the other, with nothing between), so the
+ * attempt starting is handed over in a module variable.
+ */
+export class AttemptSocket {
+  socket: Socket | null = null;
+  /**
+   * What the socket had delivered before this request: an earlier exchange's answer, whole, since
+   * undici sends one request at a time on a connection. TLS counts the decrypted bytes only, so a
+   * fresh connection's handshake makes no count.
+   */
+  bytesReadBefore = 0;
+  startedAtMs = 0;
+
+  /** Called in onRequestStart, once undici goes on to write the request. */
+  expectSocket(): void {
+    starting = this;
+  }
+
+  /** Whether the gateway closed this reused connection, idle, as the request reached it (upstreamExecution.ts). */
+  closedIdle(error: unknown): boolean {
+    const { socket } = this;
+    if (socket === null) return false;
+    return closedWhileIdle({
+      reusedConnection: this.bytesReadBefore > 0,
+      answerBytes: socket.bytesRead - this.bytesReadBefore,
+      closedAfterMs: performance.now() - this.startedAtMs,
+      code: networkFailureCode(error),
+    });
+  }
+}
+
+let starting: AttemptSocket | null = null;
+
+// A request of another undici in the process (Node's own fetch publishes here too) finds none starting.
+subscribe('undici:client:sendHeaders', (message) => {
+  const attempt = starting;
+  starting = null;
+  if (attempt === null) return;
+  const { socket } = message as { socket: Socket };
+  attempt.socket = socket;
+  attempt.bytesReadBefore = socket.bytesRead;
+  attempt.startedAtMs = performance.now();
+});

@@ -7,7 +7,7 @@ import { z } from 'zod';
  * shows a key or token as its last four characters only.
  */
 
-export const CONNECT_TOOL_IDS = ['claude-code', 'codex', 'opencode', 'aider', 'continue'] as const;
+export const CONNECT_TOOL_IDS = ['claude-code', 'codex', 'opencode', 'aider', 'continue', 'cline'] as const;
 export const connectToolIdSchema = z.enum(CONNECT_TOOL_IDS);
 export type ConnectToolId = z.infer<typeof connectToolIdSchema>;
 

@@ -255,7 +255,13 @@ export class ConnectService {
       );
     }
     const token = await this.#chooseToken(adapter, files, proxyUrl);
-    const after = adapter.connect(files, { proxyUrl, token: token.secret, model: request.model, dropGatewayKey: importProfile !== null });
+    const after = adapter.connect(files, {
+      proxyUrl,
+      token: token.secret,
+      model: request.model,
+      dropGatewayKey: importProfile !== null,
+      nowMs: this.#deps.nowMs(),
+    });
     // A tool left without a model asks the gateway for its built-in default (Codex's OpenAI model, Claude
     // Code's claude-*), which the gateway may not serve: its first request would fail with model not found.
     // The user names the model; Airlock never picks one, since the model sets what the tool spends.

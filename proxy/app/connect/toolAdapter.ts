@@ -19,6 +19,8 @@ export interface ConnectSettings {
   model?: string | undefined;
   /** Remove the gateway key `gateway()` found (it was moved to the keychain). */
   dropGatewayKey?: boolean;
+  /** When the setup runs, for a tool whose entries carry the time they were saved (Cline's `updatedAt`); now when absent. */
+  nowMs?: number;
 }
 
 /** A tool's files as text, by role (`config`, `env`); null when the file does not exist. */

@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'react';
 import type { ConnectFileChange, ConnectToolStatus } from '../../../proxy/contracts/connect.ts';
+import { CLI_COMMAND } from '../../../proxy/contracts/cli.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { ConfirmChoice } from '../common/ConfirmChoice.tsx';
 import { ErrorState, FormError, Loading } from '../common/StateViews.tsx';
@@ -202,8 +203,9 @@ export function ConnectTools({ model, onChanged }: { model: string | null; onCha
     <section className="connect-tools" aria-labelledby="connect-tools-title">
       <h3 id="connect-tools-title">Set up a tool in one click</h3>
       <p className="muted">
-        Airlock writes the tool's own config file with a client token made for it, keeps a backup, and can put the file back. Cline and Roo
-        Code keep their settings inside VS Code, where Airlock cannot write them safely: set them up by hand below.
+        Airlock writes the tool's own config file with a client token made for it, keeps a backup, and can put the file back. Cline's VS
+        Code extension and Roo Code keep their settings inside VS Code, where Airlock cannot write them safely: set them up by hand below
+        (Cline's CLI is the Cline CLI card here, or <code>{CLI_COMMAND} connect cline</code>).
       </p>
       <div className="snippets">
         {tools.value.tools.map((tool) => (

@@ -95,7 +95,8 @@ export function buildSnippets(input: SnippetInput): ConnectSnippet[] {
       // Cline keeps its provider settings in VS Code's global state and its key in VS Code's secret
       // storage (cline/cline#3056), which another program cannot write safely while VS Code runs; its
       // Plan and Act modes can each have a provider (OmniRoute#4280 lists act/planMode keys).
-      note: "Cline keeps these in VS Code's own storage, which Airlock cannot write safely, so set them by hand: VS Code side bar → Cline → gear. If Plan and Act modes use different models, set both.",
+      // Cline's CLI keeps them in a file of its own instead, which Connect writes (proxy/app/connect/tools/cline.ts).
+      note: "Cline keeps these in VS Code's own storage, which Airlock cannot write safely, so set them by hand: VS Code side bar → Cline → gear. If Plan and Act modes use different models, set both. Cline's CLI is set up in one click above (Cline CLI).",
       blocks: [
         {
           label: 'Settings',

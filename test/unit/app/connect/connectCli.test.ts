@@ -102,7 +102,7 @@ describe('airlock connect', () => {
   it('refuses an unknown tool (a mistake in the command line: exit 2) and a nothing-to-undo (exit 1) with one line', async () => {
     const unknown = await connect('vim');
     expect(unknown.exitCode).toBe(2);
-    expect(unknown.stderr).toMatch(/'vim' is invalid.*Allowed choices are claude-code, codex, opencode, aider, continue/);
+    expect(unknown.stderr).toMatch(/'vim' is invalid.*Allowed choices are claude-code, codex, opencode, aider, continue, cline/);
     const nothing = await connect('codex', '--undo');
     expect(nothing.exitCode).toBe(1);
     expect(nothing.stderr).toBe("airlock: Airlock has not written Codex CLI's config, so there is nothing to undo.\n");

@@ -79,6 +79,7 @@ describe('ConnectService against real files in a temporary HOME', () => {
       ['opencode', false, false],
       ['aider', true, false],
       ['continue', false, false],
+      ['cline', false, false],
     ]);
   });
 
@@ -96,6 +97,7 @@ describe('ConnectService against real files in a temporary HOME', () => {
       ['opencode', 'gw-other'],
       ['aider', 'gw-model'],
       ['continue', null],
+      ['cline', null],
     ]);
     // ANTHROPIC_MODEL in the env block wins over the settings' model, as in Claude Code.
     writeHome('.claude/settings.json', '{ "model": "opus", "env": { "ANTHROPIC_MODEL": "gw-claude" } }\n');

@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { ConnectFileError, type ToolAdapter, type ToolFiles } from '../../../../proxy/app/connect/toolAdapter.ts';
 import { aiderAdapter } from '../../../../proxy/app/connect/tools/aider.ts';
 import { claudeCodeAdapter } from '../../../../proxy/app/connect/tools/claudeCode.ts';
+import { clineAdapter } from '../../../../proxy/app/connect/tools/cline.ts';
 import { codexAdapter } from '../../../../proxy/app/connect/tools/codex.ts';
 import { continueAdapter } from '../../../../proxy/app/connect/tools/continueDev.ts';
 import { openCodeAdapter } from '../../../../proxy/app/connect/tools/openCode.ts';
@@ -143,6 +144,66 @@ const cases: AdapterCase[] = [
       return { baseUrl: entry?.apiBase, token: entry?.apiKey, model: entry?.model };
     },
   },
+  {
+    adapter: clineAdapter,
+    // As Cline 3.0.65 saves it (JSON.stringify, two spaces): a signed-in Cline account and another provider's key.
+    commented: {
+      config: `${JSON.stringify(
+        {
+          version: 1,
+          lastUsedProvider: 'cline',
+          modes: { voiceInput: { providerId: 'cline', modelId: 'voice-1' } },
+          providers: {
+            cline: {
+              settings: { provider: 'cline', model: 'cline/auto', auth: { accessToken: 'cline-access-0123' } },
+              updatedAt: '2026-11-20T10:00:00.000Z',
+              tokenSource: 'oauth',
+            },
+            anthropic: {
+              settings: { provider: 'anthropic', apiKey: 'sk-ant-own-0123456789', model: 'claude-sonnet-4-5' },
+              updatedAt: '2026-11-21T10:00:00.000Z',
+              tokenSource: 'manual',
+            },
+          },
+        },
+        null,
+        2,
+      )}\n`,
+    },
+    kept: [
+      '"voiceInput": {',
+      '"accessToken": "cline-access-0123"',
+      '"apiKey": "sk-ant-own-0123456789"',
+      '"updatedAt": "2026-11-21T10:00:00.000Z"',
+    ],
+    foreign: {
+      config: JSON.stringify({
+        version: 1,
+        lastUsedProvider: 'openai-compatible',
+        providers: {
+          'openai-compatible': {
+            settings: { provider: 'openai-compatible', apiKey: SENTINEL_KEY, model: 'deepseek-chat', baseUrl: GATEWAY },
+            updatedAt: '2026-11-21T10:00:00.000Z',
+            tokenSource: 'manual',
+          },
+        },
+      }),
+    },
+    broken: { config: '{ "version": 1, "providers": ' },
+    effective: (files) => {
+      // Cline's own reading: JSON.parse, version 1, the last-used provider's settings, a time stamp on each entry.
+      const config = JSON.parse(files.config!) as {
+        version: number;
+        lastUsedProvider: string;
+        providers: Record<string, { settings: Record<string, string>; updatedAt: string }>;
+      };
+      expect(config.version).toBe(1);
+      for (const entry of Object.values(config.providers)) expect(Number.isNaN(Date.parse(entry.updatedAt))).toBe(false);
+      const settings = config.providers[config.lastUsedProvider]!.settings;
+      expect(settings.provider).toBe('openai-compatible');
+      return { baseUrl: settings.baseUrl, token: settings.apiKey, model: settings.model };
+    },
+  },
 ];
 
 const expectedBase = (adapter: ToolAdapter) => (adapter.id === 'claude-code' ? PROXY_URL : `${PROXY_URL}/v1`);
@@ -220,6 +281,10 @@ describe('adapter paths follow the variables that move each tool', () => {
     [aiderAdapter, {}, '/home/u/.aider.conf.yml'],
     [continueAdapter, {}, '/home/u/.continue/config.yaml'],
     [continueAdapter, { CONTINUE_GLOBAL_DIR: '/cfg/continue' }, '/cfg/continue/config.yaml'],
+    [clineAdapter, {}, '/home/u/.cline/data/settings/providers.json'],
+    [clineAdapter, { CLINE_DIR: '/cfg/cline' }, '/cfg/cline/data/settings/providers.json'],
+    [clineAdapter, { CLINE_DIR: '/cfg/cline', CLINE_DATA_DIR: '/data/cline' }, '/data/cline/settings/providers.json'],
+    [clineAdapter, { CLINE_DATA_DIR: '/data/cline', CLINE_PROVIDER_SETTINGS_PATH: '/p/providers.json' }, '/p/providers.json'],
   ] as const)('%s with %o', (adapter, env, expected) => {
     expect(Object.values(adapter.paths({ homeDir: '/home/u', env, exists: () => false }))[0]).toBe(expected);
   });

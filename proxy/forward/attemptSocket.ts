@@ -18,10 +18,23 @@ export class AttemptSocket {
    */
   bytesReadBefore = 0;
   startedAtMs = 0;
+  /** How long the socket sat idle since an earlier attempt's answer ended on it; null when none is known. */
+  idleBeforeMs: number | null = null;
 
   /** Called in onRequestStart, once undici goes on to write the request. */
   expectSocket(): void {
     starting = this;
+  }
+
+  /** The answer ended whole: from now the socket sits idle until its next request. */
+  answered(): void {
+    this.ended();
+    if (this.socket !== null) idleSinceMs.set(this.socket, performance.now());
+  }
+
+  /** The attempt is over: a hand-over undici never made (it gave the request up first) is not left for another's socket. */
+  ended(): void {
+    if (starting === this) starting = null;
   }
 
   /** Whether the gateway closed this reused connection, idle, as the request reached it (upstreamExecution.ts). */
@@ -30,6 +43,7 @@ export class AttemptSocket {
     if (socket === null) return false;
     return closedWhileIdle({
       reusedConnection: this.bytesReadBefore > 0,
+      idleBeforeMs: this.idleBeforeMs,
       answerBytes: socket.bytesRead - this.bytesReadBefore,
       closedAfterMs: performance.now() - this.startedAtMs,
       code: networkFailureCode(error),
@@ -38,6 +52,8 @@ export class AttemptSocket {
 }
 
 let starting: AttemptSocket | null = null;
+/** When each socket's last answer ended: weakly held, so a closed socket takes its entry with it. */
+const idleSinceMs = new WeakMap<Socket, number>();
 
 // A request of another undici in the process (Node's own fetch publishes here too) finds none starting.
 subscribe('undici:client:sendHeaders', (message) => {
@@ -45,7 +61,10 @@ subscribe('undici:client:sendHeaders', (message) => {
   starting = null;
   if (attempt === null) return;
   const { socket } = message as { socket: Socket };
+  const nowMs = performance.now();
   attempt.socket = socket;
   attempt.bytesReadBefore = socket.bytesRead;
-  attempt.startedAtMs = performance.now();
+  attempt.startedAtMs = nowMs;
+  const idleSince = idleSinceMs.get(socket);
+  attempt.idleBeforeMs = idleSince === undefined ? null : nowMs - idleSince;
 });

@@ -1,5 +1,5 @@
 import { isRecord } from '../core/isRecord.ts';
-import { MAX_COMPLETION_TOKENS_FIELD, MAX_COMPLETION_TOKENS_KEY_JSON } from '../protocols/chat/maxTokens.ts';
+import { MAX_COMPLETION_TOKENS_KEY_JSON } from '../protocols/chat/maxTokens.ts';
 import type { ByteRange, TopLevelScan } from './jsonScan.ts';
 import type { ClientBody, ParsedBody } from './requestBody.ts';
 
@@ -75,9 +75,12 @@ export function rewriteJsonBody(
   return maxTokensKey === null ? rewritten : { ...rewritten, maxTokensRenamed: true };
 }
 
-/** The body's top-level `max_tokens` key, unless it also has `max_completion_tokens` (renamed, the body would name it twice). */
+/**
+ * The body's top-level `max_tokens` key, unless it also names `max_completion_tokens`, whatever its
+ * value: renamed, the body would name it twice, and a parser taking the last (a null, say) would lose the bound.
+ */
 export function renamableMaxTokensKey(scan: TopLevelScan): ByteRange | null {
-  return MAX_COMPLETION_TOKENS_FIELD in scan.numbers ? null : scan.maxTokensKey;
+  return scan.namesMaxCompletionTokens ? null : scan.maxTokensKey;
 }
 
 /** The client's `stream_options`, parsed from its bytes alone; undefined when the body has none. */

@@ -50,7 +50,8 @@ const WHOLE_ANSWER_PATH = /(?:^|\/)(?:embeddings|moderations)$/;
  * client's chunks the plan covers (planning may replace the copy's chunks with views).
  */
 export function plannedSoFar(body: ClientBody): { body: ClientBody; parsed: ParsedBody; chunkCount: number } {
-  const scan = { ...body.scan!, numbers: { ...body.scan!.numbers }, closed: true };
+  // Its `max_tokens` is not renamed (bodyRewrite.ts): a `max_completion_tokens` may still come, and the body would name it twice.
+  const scan = { ...body.scan!, numbers: { ...body.scan!.numbers }, closed: true, maxTokensKey: null };
   return {
     body: { chunks: [...body.chunks], byteLength: body.byteLength, scan },
     parsed: { kind: 'scanned-json', scan },

@@ -36,6 +36,8 @@ export interface TopLevelScan {
    * model that refuses the name (bodyRewrite.ts, protocols/chat/maxTokens.ts).
    */
   maxTokensKey: ByteRange | null;
+  /** Whether the top-level object names `max_completion_tokens`, whatever its value: then `max_tokens` is not renamed. */
+  namesMaxCompletionTokens: boolean;
   /** Where the top-level object's `{` is; -1 until it is seen. */
   objectStart: number;
   /** Whether the top-level object has a member: a member inserted after its `{` then needs a comma. */
@@ -82,6 +84,7 @@ export class TopLevelScanner {
     modelValue: null,
     streamOptionsValue: null,
     maxTokensKey: null,
+    namesMaxCompletionTokens: false,
     objectStart: -1,
     hasMembers: false,
     closed: false,
@@ -250,6 +253,7 @@ export class TopLevelScanner {
           this.result.hasMembers = true;
           this.noteMember(this.lastKey);
           if (this.lastKey === 'max_tokens') this.result.maxTokensKey = { start: this.keyStart, end: position };
+          else if (this.lastKey === 'max_completion_tokens') this.result.namesMaxCompletionTokens = true;
           else if (this.lastKey === 'model' || this.lastKey === 'stream_options') {
             // A later duplicate replaces an earlier one, as in JSON.parse, even when it is no string.
             if (this.lastKey === 'model') this.result.model = null;

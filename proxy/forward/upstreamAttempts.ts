@@ -233,7 +233,7 @@ async function retried(input: AttemptsInput, outcome: AttemptOutcome): Promise<b
     msLeft: watch.msLeft(),
   });
   if (!decision.retry) {
-    if (decision.mayHaveRun) trace.notedLater(`Not resent: ${decision.reason}; the client decides whether to send it again.`);
+    if (decision.mayHaveRun) trace.notedLater(`Not resent: ${decision.reason}.`);
     return false;
   }
   try {

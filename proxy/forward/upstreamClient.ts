@@ -171,13 +171,14 @@ function dispatchAttempt(
         started.abort(signal.reason as Error);
         return;
       }
-      attemptSocket?.expectSocket();
       if (request.arriving === undefined || request.arriving.complete) request.onReachedSocket?.();
       else {
         request.arriving.whenComplete().then(() => {
           if (!attemptFailed && !signal.aborted) request.onReachedSocket?.();
         }, ignoreFailure);
       }
+      // Last: undici publishes the request's socket as this returns, and nothing above may take the hand-over.
+      attemptSocket?.expectSocket();
     },
     onResponseStart(started, statusCode, headers) {
       // undici hands on interim answers too (103 Early Hints from a CDN, 100 Continue): taken as
@@ -206,6 +207,7 @@ function dispatchAttempt(
     },
     onResponseEnd() {
       settled();
+      attemptSocket?.answered();
       // No bytes has no coded form (a decoder fed nothing fails): a HEAD's answer, a 204 or a 304
       // carries its GET's Content-Encoding with no body (RFC 9110 sections 9.3.2, 15.3.5, 15.4.5).
       if (decoder !== null && codedBytes > 0) decoder.end();
@@ -216,6 +218,7 @@ function dispatchAttempt(
     },
     onResponseError(_controller, error) {
       attemptFailed = true;
+      attemptSocket?.ended();
       settled();
       decoder?.destroy();
       if (body !== null) body.fail(error);

@@ -54,6 +54,8 @@ export function firstOutcome(first: { mayHaveRun: boolean; answerComplete: boole
 export interface UnansweredClose {
   /** The socket had carried an earlier exchange to its end (keep-alive). */
   reusedConnection: boolean;
+  /** How long the socket sat idle between that exchange's end and this request; null when not known. */
+  idleBeforeMs: number | null;
   /** Bytes the gateway sent on it after this request started: none, or any part of an answer. */
   answerBytes: number;
   /** From the request's start on the socket to the failure. */
@@ -70,10 +72,16 @@ const CLOSE_CODES = new Set(['UND_ERR_SOCKET', 'ECONNRESET', 'EPIPE']);
  * second covers the round trips of real networks and a busy event loop.
  */
 export const IDLE_CLOSE_WINDOW_MS = 1000;
+/**
+ * Servers close a connection as idle after seconds of it (gunicorn 2 s, uvicorn, Node and Apache
+ * 5 s), never sooner than this: a close of a connection in use a moment before is no idle close,
+ * and may follow a request the gateway read (one that crashed, or drops what it will not serve).
+ */
+export const MIN_IDLE_BEFORE_CLOSE_MS = 1000;
 
 /**
  * Whether a reused connection was closed by the gateway as it sat idle, just as Airlock wrote the
- * request on it: the keep-alive race. Servers close idle connections sooner than Airlock's
+ * request on it: the keep-alive race (the connection idle MIN_IDLE_BEFORE_CLOSE_MS or more). Servers close idle connections sooner than Airlock's
  * keepAliveTimeout and unannounced (uvicorn after 5 s, gunicorn 2 s, Node's http server 5 s: no
  * `Keep-Alive: timeout` header). A server closes a connection as idle only while no byte of a next
  * request has reached it (uvicorn's data_received cancels its keep-alive timer first), and what
@@ -88,6 +96,8 @@ export const IDLE_CLOSE_WINDOW_MS = 1000;
 export function closedWhileIdle(close: UnansweredClose): boolean {
   return (
     close.reusedConnection &&
+    close.idleBeforeMs !== null &&
+    close.idleBeforeMs >= MIN_IDLE_BEFORE_CLOSE_MS &&
     close.answerBytes === 0 &&
     close.closedAfterMs <= IDLE_CLOSE_WINDOW_MS &&
     close.code !== null &&

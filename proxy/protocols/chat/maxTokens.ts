@@ -12,7 +12,7 @@ import { errorObjectOf } from './errorObject.ts';
  */
 
 const MAX_TOKENS_FIELD = 'max_tokens';
-export const MAX_COMPLETION_TOKENS_FIELD = 'max_completion_tokens';
+const MAX_COMPLETION_TOKENS_FIELD = 'max_completion_tokens';
 /** The new name as a JSON key, for an edit of a client's own bytes (forward/bodyRewrite.ts). */
 export const MAX_COMPLETION_TOKENS_KEY_JSON = JSON.stringify(MAX_COMPLETION_TOKENS_FIELD);
 

@@ -1,14 +1,17 @@
 import { createServer, type Server, type Socket } from 'node:net';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { chatAnswerText } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { MIN_IDLE_BEFORE_CLOSE_MS } from '../../../proxy/forward/upstreamExecution.ts';
 
 /**
  * The keep-alive race (upstreamExecution.ts closedWhileIdle): a gateway that closes idle
  * connections sooner than Airlock keeps them, and says nothing of it, closes one just as Airlock
  * writes the next request on it (measured against uvicorn 0.17.6: 4 of 30 chats sent 5 s ±4 ms
- * apart failed with "other side closed"). Played without timing by a 127.0.0.1 server that closes
- * a connection when a chosen request arrives on it: from Airlock's side, the same close.
+ * apart failed with "other side closed"). Played by a 127.0.0.1 server that closes a connection
+ * when a chosen request arrives on it, after the connection sat idle as long as servers let one:
+ * from Airlock's side, the same close.
  */
 
 /** What the server does with one request: answer it, close the connection (FIN) at once, or close after part of an answer. */
@@ -78,6 +81,12 @@ afterEach(async () => {
   gateway = null;
 });
 
+/**
+ * The connection sits idle as long as servers let one before closing it: a time waited on purpose,
+ * at least this long however busy the machine, since only such a connection's close is the race.
+ */
+const sitIdle = (): Promise<void> => delay(MIN_IDLE_BEFORE_CLOSE_MS + 50);
+
 async function start(reply: (request: ReadRequest) => Reply): Promise<{ harness: Harness; gateway: RaceServer }> {
   gateway = await startRaceServer(reply);
   harness = await startHarness({ profile: { baseUrl: gateway.url } });
@@ -90,6 +99,7 @@ describe('a gateway that closes a kept-alive connection as the next request reac
       connection === 1 && onConnection === 2 ? 'close' : 'answer',
     );
     expect((await harness.postChat()).response.status).toBe(200);
+    await sitIdle();
 
     const { response, end } = await harness.postChat();
 
@@ -110,6 +120,7 @@ describe('a gateway that closes a kept-alive connection as the next request reac
       connection === 1 && onConnection === 1 ? 'answer' : 'close',
     );
     expect((await harness.postChat()).response.status).toBe(200);
+    await sitIdle();
 
     const { response, end } = await harness.postChat();
 
@@ -136,9 +147,24 @@ describe('closes that may follow a request the gateway read are not resent', () 
     expect(gateway.requests).toEqual([{ connection: 1, onConnection: 1 }]);
   });
 
+  it('a reused connection in use a moment before, closed unanswered: a 502, sent once (the gateway may have read it)', async () => {
+    const { harness, gateway } = await start(({ onConnection }) => (onConnection === 2 ? 'close' : 'answer'));
+    expect((await harness.postChat()).response.status).toBe(200);
+
+    const { response, end } = await harness.postChat();
+
+    expect(response.status).toBe(502);
+    expect(end.retries).toBe(0);
+    expect(gateway.requests).toEqual([
+      { connection: 1, onConnection: 1 },
+      { connection: 1, onConnection: 2 },
+    ]);
+  });
+
   it('a reused connection closed after part of the answer: a 502, sent once', async () => {
     const { harness, gateway } = await start(({ onConnection }) => (onConnection === 2 ? 'close_after_status_line' : 'answer'));
     expect((await harness.postChat()).response.status).toBe(200);
+    await sitIdle();
 
     const { response, end } = await harness.postChat();
 

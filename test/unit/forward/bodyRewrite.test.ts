@@ -224,6 +224,7 @@ describe('rewriteJsonBody', () => {
     ],
     ['alone', '{"model":"real","messages":[],"max_tokens":5}', '{"model":"real","messages":[],"max_completion_tokens":5}'],
     ['not with max_completion_tokens too', '{"model":"real","max_tokens":5,"max_completion_tokens":6}', null],
+    ['not with max_completion_tokens too, even as null', '{"model":"real","max_completion_tokens":null,"max_tokens":5}', null],
     ['not without max_tokens', '{"model":"real","messages":[{"max_tokens":5}]}', null],
   ])('renames max_tokens %s, parsed and scanned alike, split anywhere', (_label, json, sent) => {
     for (const limits of [PARSE_ALL, SCAN_ONLY]) {

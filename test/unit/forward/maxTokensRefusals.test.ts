@@ -77,6 +77,7 @@ describe("planWithMaxCompletionTokens for a chat client's own body", () => {
     ['another 400', nativePlan(['{"max_tokens":5}']), { status: 400, bodyText: '{"error":{"message":"Bad.","param":"messages"}}' }],
     ['a body without max_tokens', nativePlan(['{"model":"m","max_completion_tokens":5}']), MAX_TOKENS_REFUSAL],
     ['a body naming both', nativePlan(['{"max_tokens":5,"max_completion_tokens":5}']), MAX_TOKENS_REFUSAL],
+    ['a body naming both, the other as null', nativePlan(['{"max_completion_tokens":null,"max_tokens":5}']), MAX_TOKENS_REFUSAL],
     ['a body cut short', nativePlan(['{"max_tokens":5,"model":"m"']), MAX_TOKENS_REFUSAL],
     ['an endpoint that is not chat', nativePlan(['{"max_tokens":5}'], { upstreamPath: 'completions' }), MAX_TOKENS_REFUSAL],
     ['a body still arriving', nativePlan(['{"max_tokens":5}'], { arriving: {} as ExchangePlan['arriving'] }), MAX_TOKENS_REFUSAL],

@@ -12,9 +12,8 @@ import { closedWhileIdle } from './upstreamExecution.ts';
 export class AttemptSocket {
   socket: Socket | null = null;
   /**
-   * What the socket had delivered before this request: an earlier exchange's answer, whole, since
-   * undici sends one request at a time on a connection. TLS counts the decrypted bytes only, so a
-   * fresh connection's handshake makes no count.
+   * What the socket had delivered before this request: what came after is this request's answer.
+   * TLS counts the decrypted bytes only, so a handshake's bytes are none of it.
    */
   bytesReadBefore = 0;
   startedAtMs = 0;
@@ -42,7 +41,6 @@ export class AttemptSocket {
     const { socket } = this;
     if (socket === null) return false;
     return closedWhileIdle({
-      reusedConnection: this.bytesReadBefore > 0,
       idleBeforeMs: this.idleBeforeMs,
       answerBytes: socket.bytesRead - this.bytesReadBefore,
       closedAfterMs: performance.now() - this.startedAtMs,

@@ -1,5 +1,5 @@
 import type { Profile } from '../contracts/profile.ts';
-import { MAX_COMPLETION_TOKENS_KEY_JSON, refusesMaxTokens, requestWithMaxCompletionTokens } from '../protocols/chat/maxTokens.ts';
+import { MAX_COMPLETION_TOKENS_KEY_JSON, refusesMaxTokens } from '../protocols/chat/maxTokens.ts';
 import { isChatCompletion, routeFor } from '../protocols/registry.ts';
 import { renamableMaxTokensKey, spliceChunks } from './bodyRewrite.ts';
 import { TopLevelScanner } from './jsonScan.ts';
@@ -55,25 +55,16 @@ export class MaxTokensRefusals {
  * The request again with its `max_tokens` renamed `max_completion_tokens`, when the gateway's answer
  * was a 400 refusing `max_tokens` (protocols/chat/maxTokens.ts): such an answer ran nothing (a 400 is
  * never billed), so sending the request fixed is no retry of a request that may have run
- * (docs/gateway-spec.md §7: fix the request). A translated request's bound is the member Airlock
- * wrote first; a chat client's own body (opencode sends `max_tokens` to every model) has its
- * top-level key renamed on the bytes as sent, the rest as the client wrote it. Null when the answer
- * is another, or the request has no `max_tokens` to rename (or a body still arriving).
+ * (docs/gateway-spec.md §7: fix the request). The top-level key is renamed on the bytes as sent, the
+ * rest as they were: a translated request's bound that Airlock wrote, or a chat client's own
+ * (opencode sends `max_tokens` to every model); the plan's output bound, the client's, stays.
+ * Scanned again, as this runs after a 400 only. Null when the answer is another, or the request has
+ * no `max_tokens` to rename (or a body still arriving).
  */
 export function planWithMaxCompletionTokens(plan: ExchangePlan, answer: { status: number; bodyText: string }): ExchangePlan | null {
-  if (plan.body === null) return null;
-  if (plan.mode === 'translate') {
-    const renamed = plan.body.length === 1 ? requestWithMaxCompletionTokens(plan.body[0]!, answer) : null;
-    // The bounds stay: the plan's output bound is the client's, read from its own body (planner.ts).
-    return renamed === null ? null : { ...plan, body: [renamed], byteLength: renamed.length };
-  }
-  if (plan.arriving !== undefined || !isChatCompletion(routeFor(plan.upstreamPath, plan.method))) return null;
+  const { body } = plan;
+  if (body === null || plan.arriving !== undefined || !isChatCompletion(routeFor(plan.upstreamPath, plan.method))) return null;
   if (!refusesMaxTokens(answer.status, answer.bodyText)) return null;
-  return withClientMaxTokensRenamed(plan, plan.body);
-}
-
-/** A chat client's body as sent, its top-level `max_tokens` key renamed; null without one. Scanned again: this runs after a 400 only. */
-function withClientMaxTokensRenamed(plan: ExchangePlan, body: Buffer[]): ExchangePlan | null {
   const scanner = new TopLevelScanner();
   for (const chunk of body) if (!scanner.feed(chunk)) break;
   const key = scanner.result.closed ? renamableMaxTokensKey(scanner.result) : null;

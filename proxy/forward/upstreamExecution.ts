@@ -52,9 +52,10 @@ export function firstOutcome(first: { mayHaveRun: boolean; answerComplete: boole
 
 /** How an attempt's connection ended with no answer: what undici showed of its socket. */
 export interface UnansweredClose {
-  /** The socket had carried an earlier exchange to its end (keep-alive). */
-  reusedConnection: boolean;
-  /** How long the socket sat idle between that exchange's end and this request; null when not known. */
+  /**
+   * How long the socket sat idle between an earlier exchange's end on it and this request; null
+   * when it carried none Airlock knows of (a fresh connection, above all).
+   */
   idleBeforeMs: number | null;
   /** Bytes the gateway sent on it after this request started: none, or any part of an answer. */
   answerBytes: number;
@@ -95,7 +96,6 @@ export const MIN_IDLE_BEFORE_CLOSE_MS = 1000;
  */
 export function closedWhileIdle(close: UnansweredClose): boolean {
   return (
-    close.reusedConnection &&
     close.idleBeforeMs !== null &&
     close.idleBeforeMs >= MIN_IDLE_BEFORE_CLOSE_MS &&
     close.answerBytes === 0 &&

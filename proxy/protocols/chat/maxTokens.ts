@@ -28,8 +28,8 @@ export const RESENT_RENAMED_AND_REFUSED_AGAIN_NOTE =
 
 /**
  * The bound as the chat body's first member (spread first into it), under `max_completion_tokens`
- * when the gateway refused `max_tokens` for the model; none without a bound. First, so that a
- * refusal renames it on the bytes as sent (bytesWithMaxCompletionTokens), nothing serialized again.
+ * when the gateway refused `max_tokens` for the model; none without a bound. A refusal renames it
+ * on the bytes as sent, as a client's own (forward/maxTokensRefusals.ts), nothing serialized again.
  */
 export function outputBoundMember(bound: number | null, maxTokensRefused: boolean): Record<string, number> {
   if (bound === null) return {};
@@ -55,24 +55,6 @@ export function refusesMaxTokens(status: number, bodyText: string): boolean {
 
 /** "'max_tokens' is not supported", "max_tokens is unsupported": the name bare, or in quotes or backticks. */
 const NOT_SUPPORTED = new RegExp(`(?<![\\w.])['"\`]?${MAX_TOKENS_FIELD}['"\`]? (?:is|are) (?:not supported|unsupported)`, 'i');
-
-const LEADING = Buffer.from(`{"${MAX_TOKENS_FIELD}":`);
-const RENAMED = Buffer.from(`{"${MAX_COMPLETION_TOKENS_FIELD}":`);
-
-/** The sent chat body with its leading `max_tokens` renamed; null when it does not lead with one. */
-export function bytesWithMaxCompletionTokens(body: Buffer): Buffer | null {
-  if (!body.subarray(0, LEADING.length).equals(LEADING)) return null;
-  return Buffer.concat([RENAMED, body.subarray(LEADING.length)]);
-}
-
-/**
- * A translated chat request's bytes again with the bound renamed, when the gateway's answer refused
- * `max_tokens`. Null when the answer is another, or the request did not lead with `max_tokens`.
- */
-export function requestWithMaxCompletionTokens(sentBody: Buffer, answer: { status: number; bodyText: string }): Buffer | null {
-  if (!refusesMaxTokens(answer.status, answer.bodyText)) return null;
-  return bytesWithMaxCompletionTokens(sentBody);
-}
 
 /**
  * A chat body Airlock writes itself (the window's Test, the capability check) with its `max_tokens`

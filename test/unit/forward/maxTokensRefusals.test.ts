@@ -73,6 +73,12 @@ describe("planWithMaxCompletionTokens for a chat client's own body", () => {
     }
   });
 
+  it("renames a translated request's bound, which Airlock wrote first, the same way", () => {
+    const sent = JSON.stringify({ max_tokens: 32000, model: 'gpt-5.1', messages: [{ role: 'user', content: 'max_tokens' }] });
+    const plan = planWithMaxCompletionTokens(nativePlan([sent], { mode: 'translate' }), MAX_TOKENS_REFUSAL);
+    expect(sentText(plan)).toBe(sent.replace('"max_tokens"', '"max_completion_tokens"'));
+  });
+
   it.each([
     ['another 400', nativePlan(['{"max_tokens":5}']), { status: 400, bodyText: '{"error":{"message":"Bad.","param":"messages"}}' }],
     ['a body without max_tokens', nativePlan(['{"model":"m","max_completion_tokens":5}']), MAX_TOKENS_REFUSAL],

@@ -1,10 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  bytesWithMaxCompletionTokens,
-  outputBoundMember,
-  refusesMaxTokens,
-  requestWithMaxCompletionTokens,
-} from '../../../proxy/protocols/chat/maxTokens.ts';
+import { outputBoundMember, refusesMaxTokens } from '../../../proxy/protocols/chat/maxTokens.ts';
 
 /** OpenAI's error body, as the simulator's gatewayErrors.ts words it. */
 const openAiError = (message: string, param: string | null, code: string | null): string =>
@@ -80,30 +75,5 @@ describe('the output bound as the chat body writes it', () => {
     expect(Object.keys({ ...outputBoundMember(4096, false), model: 'm' })).toEqual(['max_tokens', 'model']);
     expect({ ...outputBoundMember(4096, true), model: 'm' }).toEqual({ max_completion_tokens: 4096, model: 'm' });
     expect(outputBoundMember(null, true)).toEqual({});
-  });
-});
-
-describe('the sent body renamed', () => {
-  const sent = Buffer.from(JSON.stringify({ max_tokens: 32000, model: 'gpt-5.1', messages: [{ role: 'user', content: 'max_tokens' }] }));
-
-  it('renames the leading member and leaves every other byte', () => {
-    const renamed = bytesWithMaxCompletionTokens(sent);
-    expect(JSON.parse(renamed!.toString('utf8'))).toEqual({
-      max_completion_tokens: 32000,
-      model: 'gpt-5.1',
-      messages: [{ role: 'user', content: 'max_tokens' }],
-    });
-    expect(renamed!.subarray(-40).equals(sent.subarray(-40))).toBe(true);
-  });
-
-  it('is null for a body that does not lead with max_tokens', () => {
-    expect(bytesWithMaxCompletionTokens(Buffer.from('{"model":"m","max_tokens":5}'))).toBeNull();
-    expect(bytesWithMaxCompletionTokens(bytesWithMaxCompletionTokens(sent)!)).toBeNull();
-  });
-
-  it('only after a refusal of max_tokens', () => {
-    const refusal = { status: 400, bodyText: openAiError(OPENAI_WORDS, 'max_tokens', 'unsupported_parameter') };
-    expect(requestWithMaxCompletionTokens(sent, refusal)?.toString('utf8')).toMatch(/^\{"max_completion_tokens":32000,/);
-    expect(requestWithMaxCompletionTokens(sent, { status: 400, bodyText: openAiError('Bad.', 'messages', null) })).toBeNull();
   });
 });

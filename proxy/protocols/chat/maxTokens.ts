@@ -1,14 +1,13 @@
 import { errorObjectOf } from './errorObject.ts';
 
 /**
- * The output bound of a translated chat request. Chat's `max_tokens` is the name every chat gateway
+ * The output bound of a chat request, a translated one's or a chat client's own. Chat's `max_tokens` is the name every chat gateway
  * knows, but OpenAI's reasoning models (o1, o3, o4-mini, gpt-5.x), on OpenAI and on Azure, take only
  * `max_completion_tokens` and refuse the request with a 400 naming `max_tokens`; DeepSeek, vLLM,
  * Ollama, DashScope and older relays know only `max_tokens`, or may ignore the other name, which
  * would lose the client's bound on what it pays. So `max_tokens` is sent, and a 400 refusing it,
  * which ran nothing and cost nothing, tells Airlock to send the request again with the bound renamed
- * (requestWithMaxCompletionTokens) and to write the model's later requests so from the start
- * (forward/maxTokensRefusals.ts).
+ * and to write the model's later requests so from the start (forward/maxTokensRefusals.ts).
  */
 
 const MAX_TOKENS_FIELD = 'max_tokens';

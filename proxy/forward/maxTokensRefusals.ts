@@ -70,5 +70,7 @@ export function planWithMaxCompletionTokens(plan: ExchangePlan, answer: { status
   const key = scanner.result.closed ? renamableMaxTokensKey(scanner.result) : null;
   if (key === null) return null;
   const name = Buffer.from(MAX_COMPLETION_TOKENS_KEY_JSON);
-  return { ...plan, body: spliceChunks(body, key.start, key.end, name), byteLength: plan.byteLength + name.length - (key.end - key.start) };
+  const byteLength = plan.byteLength + name.length - (key.end - key.start);
+  // One buffer, as a translated body is: a later fix (reasoning_effort's) edits it as one.
+  return { ...plan, body: [Buffer.concat(spliceChunks(body, key.start, key.end, name), byteLength)], byteLength };
 }

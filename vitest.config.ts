@@ -22,6 +22,9 @@ const TEST_PROCESS_ARGS = ['--no-wasm-code-gc'];
 // and the keychain project inside a private D-Bus session (test/keychain/run.sh).
 export default defineConfig({
   test: {
+    // Vitest's default leaves a core free (one worker on two cores); test processes spend most of
+    // their time waiting on the proxies, gateways and browsers they start, so every core runs a file.
+    maxWorkers: '100%',
     projects: [
       {
         test: {
@@ -44,7 +47,6 @@ export default defineConfig({
           expect: { poll: EVENT_WAIT_LIMIT },
           testTimeout: 30_000,
           hookTimeout: 30_000,
-          fileParallelism: false,
         },
       },
       {
@@ -55,7 +57,6 @@ export default defineConfig({
           expect: { poll: EVENT_WAIT_LIMIT },
           testTimeout: 60_000,
           hookTimeout: 60_000,
-          fileParallelism: false,
         },
       },
       {
@@ -64,6 +65,7 @@ export default defineConfig({
           execArgv: TEST_PROCESS_ARGS,
           include: ['test/keychain/**/*.test.ts'],
           testTimeout: 30_000,
+          // The files share one keyring daemon (test/support/withKeyring.sh) and its entries.
           fileParallelism: false,
         },
       },

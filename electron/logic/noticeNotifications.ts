@@ -21,6 +21,7 @@ const TITLE_BY_KIND: Record<NoticeKind, string> = {
   token_estimates_failed: "Airlock's token estimates failed",
   translation_failed: "Airlock's translation thread failed",
   os_certificates_unreadable: "Airlock could not read this computer's certificate store",
+  upstream_proxy: 'Airlock cannot use the proxy the environment names',
   unexpected_error: 'Airlock failed unexpectedly',
 };
 

@@ -28,6 +28,8 @@ const FIX_BY_KIND: Record<NoticeKind, string> = {
     'Nothing to do for one failure: that request was refused and nothing was sent. If it says large bodies are refused, restart Airlock.',
   os_certificates_unreadable:
     "Make this computer's certificate store readable (or install the gateway's certificate authority there again), then restart Airlock.",
+  upstream_proxy:
+    'Set the variable to an http:// or https:// proxy URL (or unset it), then restart Airlock: it reads HTTPS_PROXY, HTTP_PROXY, ALL_PROXY and NO_PROXY when it starts.',
   unexpected_error: 'A fault in Airlock: try again, and if it keeps happening, report it with these words.',
 };
 

@@ -44,6 +44,8 @@ import { type CommandHint, commandHint, shellOf } from '../contracts/cli.ts';
 import { keyedCreationsCache } from './keyedCreations.ts';
 import { openSeededLog } from './seededLog.ts';
 import { onProcessProblem } from '../core/processProblems.ts';
+import { reachGatewaysThrough } from '../forward/upstreamClient.ts';
+import { upstreamProxyFromEnv } from '../forward/upstreamProxy.ts';
 
 export interface AirlockOptions {
   dataDir: string;
@@ -194,6 +196,11 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     }
     keychainProblem = problem;
   });
+  const proxySetting = upstreamProxyFromEnv(options.env);
+  reachGatewaysThrough(proxySetting.proxy);
+  // A proxy in use is said at start only (serve's lines): a notice would notify the desktop at every login behind it.
+  if (proxySetting.proxy !== null) notices.push(proxySetting.proxy.description);
+  notice('upstream_proxy', proxySetting.problems.length > 0 ? proxySetting.problems.join(' ') : null);
   if (envKey) notice('environment_key', `Using the gateway key from AIRLOCK_API_KEY for profile "${envKey.profileId}" for this run only.`);
   const controlToken = await loadControlToken(secrets);
   const controlTokens = new ControlTokens(controlToken.token, controlToken.persisted);

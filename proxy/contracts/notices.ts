@@ -20,6 +20,7 @@ export type NoticeKind =
   | 'token_estimates_failed'
   | 'translation_failed'
   | 'os_certificates_unreadable'
+  | 'upstream_proxy'
   | 'unexpected_error';
 
 export interface Notice {

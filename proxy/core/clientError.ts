@@ -22,6 +22,8 @@ export interface ClientErrorDetail {
   baseUrl?: string;
   /** With network: this computer's certificate store was trusted too when the attempt failed (core/osCaStore.ts). */
   osCaStoreTrusted?: boolean;
+  /** With network: the HTTP proxy the attempt failed at, without its credentials (forward/upstreamProxy.ts). */
+  proxyShown?: string;
 }
 
 const TIMEOUT_SETTING: Partial<Record<ErrorClass, string>> = {
@@ -101,7 +103,8 @@ function causeSuffix(errorClass: ErrorClass, detail: ClientErrorDetail): string 
   const setting = TIMEOUT_SETTING[errorClass];
   if (setting && detail.timeoutMs !== undefined) return ` (${setting} = ${detail.timeoutMs} ms)`;
   if ((errorClass === 'html_instead_of_json' || errorClass === 'network') && detail.profileName && detail.baseUrl) {
-    return ` (profile "${detail.profileName}", base URL ${addressShown(detail.baseUrl)})`;
+    const proxy = errorClass === 'network' && detail.proxyShown ? `, through the proxy ${detail.proxyShown}` : '';
+    return ` (profile "${detail.profileName}", base URL ${addressShown(detail.baseUrl)}${proxy})`;
   }
   if (
     (errorClass === 'auth' || errorClass === 'no_key' || errorClass === 'circuit_open' || errorClass === 'quota_exhausted') &&

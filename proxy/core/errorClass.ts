@@ -1,5 +1,5 @@
 import type { UpstreamErrorClass } from '../contracts/errors.ts';
-import { HTTP_PARSER_ERROR, isInvalidHttpCode } from './errorExplanations.ts';
+import { HTTP_PARSER_ERROR, isInvalidHttpCode, PROXY_FAILED_GATEWAY_CODE, PROXY_REFUSED_CODE } from './errorExplanations.ts';
 import { extractUpstreamError, isErrorOnlyBody } from './upstreamErrorBody.ts';
 
 export { explainError } from './errorExplanations.ts';
@@ -168,8 +168,23 @@ export function classifyNetworkFailure(error: unknown): UpstreamErrorClass {
   return 'network';
 }
 
+/** undici's words for a proxy that answered its CONNECT with other than 200 (lib/dispatcher/proxy-agent.js). */
+const PROXY_ANSWER_WORDS = /^Proxy response \((\d{3})\) !== 200 when HTTP Tunneling/;
+
+/** The status an HTTP proxy answered Airlock's CONNECT with, when that is why the attempt failed. */
+export function proxyAnswerStatus(error: unknown): number | null {
+  for (const link of causeChain(error)) {
+    if (!isObject(link) || link['code'] !== 'UND_ERR_ABORTED' || typeof link['message'] !== 'string') continue;
+    const said = PROXY_ANSWER_WORDS.exec(link['message']);
+    if (said) return Number(said[1]);
+  }
+  return null;
+}
+
 /** The first error code in the chain (`ENOTFOUND`, `UND_ERR_SOCKET`…), for the message and the log. */
 export function networkFailureCode(error: unknown): string | null {
+  const proxyStatus = proxyAnswerStatus(error);
+  if (proxyStatus !== null) return proxyStatus >= 500 ? PROXY_FAILED_GATEWAY_CODE : PROXY_REFUSED_CODE;
   for (const link of causeChain(error)) {
     if (!isObject(link)) continue;
     if (typeof link['code'] === 'string') return link['code'];

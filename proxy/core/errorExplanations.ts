@@ -216,9 +216,41 @@ function endedEarly(message: string | null): boolean {
   return message !== null && (message.startsWith(STREAM_ENDED_EARLY_CAUSE) || message.startsWith(ANSWER_ENDED_EARLY_CAUSE));
 }
 
+/** Airlock's code for an HTTP proxy that refused to open a tunnel to the gateway (a 4xx: its credentials or its rules). */
+export const PROXY_REFUSED_CODE = 'proxy_refused';
+/** Airlock's code for an HTTP proxy that could not reach the gateway for Airlock (a 5xx to its CONNECT). */
+export const PROXY_FAILED_GATEWAY_CODE = 'proxy_gateway_unreachable';
+/** Airlock's code for an HTTP proxy it could not connect to (Node's code stays in the message). */
+export const PROXY_UNREACHABLE_CODE = 'proxy_unreachable';
+
+const PROXY_VARIABLES = 'HTTPS_PROXY, HTTP_PROXY or ALL_PROXY';
+
+/**
+ * A gateway reached through an HTTP proxy (forward/upstreamProxy.ts) fails at the proxy in ways of its
+ * own: the class's fix (the base URL, the VPN) would send the user to the wrong place.
+ */
+const PROXY_FAILURES: Record<string, ErrorExplanation> = {
+  [PROXY_REFUSED_CODE]: {
+    meaning: 'The HTTP proxy Airlock reaches the gateway through refused to connect Airlock to the gateway, so nothing was sent',
+    fix: `A 407 or 401 asks for the proxy's user name and password: put them in the proxy URL (http://user:password@host:port) in ${PROXY_VARIABLES} and restart Airlock. A 403 is the proxy's rules: ask its administrator to allow the gateway's host and port or, if the gateway can be reached without the proxy, add its host to NO_PROXY.`,
+    retryable: false,
+  },
+  [PROXY_FAILED_GATEWAY_CODE]: {
+    meaning: 'The HTTP proxy Airlock reaches the gateway through could not connect to the gateway, so nothing was sent',
+    fix: "Check the base URL's host and port; if they are right, the gateway is down or the proxy may not reach it: try again later, or ask the proxy's administrator.",
+    retryable: true,
+  },
+  [PROXY_UNREACHABLE_CODE]: {
+    meaning: 'Airlock could not connect to the HTTP proxy it reaches the gateway through, so nothing was sent',
+    fix: `Check that the proxy runs and that ${PROXY_VARIABLES} names it; Airlock reads them when it starts, so restart it after a change. A gateway that can be reached without the proxy can go in NO_PROXY.`,
+    retryable: true,
+  },
+};
+
 /** `errorCode`: the failure's code, where it says more than the class (an answer that is not HTTP, a stream closed early). */
 export function explainError(errorClass: ErrorClass, errorCode?: string | null): ErrorExplanation {
   if (errorClass === 'upstream_error' && isInvalidHttpCode(errorCode)) return INVALID_HTTP_ANSWER;
+  if (errorClass === 'network' && errorCode != null && Object.hasOwn(PROXY_FAILURES, errorCode)) return PROXY_FAILURES[errorCode]!;
   if (errorClass === 'stream_interrupted' && errorCode === STREAM_ENDED_EARLY_CODE) return STREAM_ENDED_EARLY;
   return EXPLANATIONS[errorClass];
 }

@@ -4,6 +4,8 @@ import type { LocalRefusal } from '../contracts/ports.ts';
 import { explainError, networkFailureCode, upstreamErrorWords } from '../core/errorClass.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
 import { isUnknownIssuerCode, osCaStoreTrusted } from '../core/osCaStore.ts';
+import { gatewayProxy } from './upstreamClient.ts';
+import { proxyFailureOf } from './upstreamProxy.ts';
 import { extractUpstreamError } from '../core/upstreamErrorBody.ts';
 import { sendRefusal, type ErrorDetail } from './replies.ts';
 import { streamProgressEstimate } from './accounting.ts';
@@ -260,9 +262,12 @@ function networkDetail(target: SendableStep['target'], result: Extract<AttemptsR
   // Node's own words for it end in advice for Node's command line ("try running Node.js with
   // --use-system-ca"), which Airlock has already followed: the code's hint says what is left to do.
   if (isUnknownIssuerCode(code)) return { errorCode: code, osCaStoreTrusted: osCaStoreTrusted() };
+  const atProxy = proxyFailureOf(result.error, code, gatewayProxy(), target.profile.baseUrl);
+  const located = atProxy ? { upstreamMessage: atProxy.message, errorCode: atProxy.errorCode, proxyShown: atProxy.proxyShown } : null;
   return {
     upstreamMessage: (result.error as Error).message,
     ...(code ? { errorCode: code } : {}),
+    ...located,
     profileName: target.profile.name,
     baseUrl: target.profile.baseUrl,
   };

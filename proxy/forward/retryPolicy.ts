@@ -2,6 +2,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { UpstreamErrorClass } from '../contracts/errors.ts';
 import type { RetryPolicy } from '../contracts/profile.ts';
 import { isSideEffectCreationPath } from '../core/clientPath.ts';
+import { PROXY_REFUSED_CODE } from '../core/errorExplanations.ts';
 import { isUnknownIssuerCode } from '../core/osCaStore.ts';
 import { headerValue } from './headers.ts';
 import { gaveUpWaiting } from './upstreamExecution.ts';
@@ -84,6 +85,11 @@ export function decideRetry(input: RetryInput): RetryDecision {
   }
   if (outcome.kind === 'network' && !RETRYABLE_NETWORK_CLASSES.has(outcome.errorClass)) {
     return refuse(`${outcome.errorClass} is not retried`);
+  }
+  if (outcome.kind === 'network' && outcome.code === PROXY_REFUSED_CODE) {
+    return refuse(
+      'the HTTP proxy refused to connect Airlock to the gateway (its credentials or its rules); a resend meets the same answer',
+    );
   }
   // The OS store was tried too by then (core/osCaStore.ts): only a CA installed on this computer fixes it.
   if (outcome.kind === 'network' && isUnknownIssuerCode(outcome.code)) {

@@ -1,7 +1,8 @@
 import type { UpstreamErrorClass } from '../../contracts/errors.ts';
 import { classifyNetworkFailure, classifyUpstreamResponse, networkFailureCode } from '../../core/errorClass.ts';
 import type { UpstreamTarget } from '../../contracts/ports.ts';
-import { fetchUpstreamText } from '../../forward/upstreamClient.ts';
+import { fetchUpstreamText, gatewayProxy } from '../../forward/upstreamClient.ts';
+import { proxyFailureOf } from '../../forward/upstreamProxy.ts';
 
 /** A test from the window should answer within this, even when the profile allows long streams. */
 export const PROBE_TIMEOUT_MS = 30_000;
@@ -40,7 +41,9 @@ export async function probeGateway(target: UpstreamTarget, method: 'GET' | 'POST
     const errorClass = classifyUpstreamResponse({ status: statusCode, contentType, bodyText, expectJson: true });
     return { status: statusCode, errorClass, durationMs: elapsed(), bodyText };
   } catch (error) {
-    const networkCode = networkFailureCode(error);
+    const code = networkFailureCode(error);
+    // Where the proxy in between failed, its own cause and fix: not the base URL's.
+    const networkCode = proxyFailureOf(error, code, gatewayProxy(), target.profile.baseUrl)?.errorCode ?? code;
     return {
       status: null,
       errorClass: classifyNetworkFailure(error),

@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Agent } from '../../../proxy/forward/undiciAgent.ts';
+import { Agent, loadEnvHttpProxyAgent } from '../../../proxy/forward/undiciAgent.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
@@ -32,6 +32,13 @@ describe("what the app's modules load", () => {
     const undiciDir = realpathSync(resolve(ROOT, 'node_modules/undici'));
     expect(loaded.files).toContain(resolve(undiciDir, 'lib/dispatcher/agent.js'));
     expect(loaded.files).not.toContain(resolve(undiciDir, 'index.js'));
+  });
+
+  it("loads undici's proxy agent only for a proxy", async () => {
+    const undici = await import('undici');
+    expect(loadEnvHttpProxyAgent()).toBe(undici.EnvHttpProxyAgent);
+    const undiciDir = realpathSync(resolve(ROOT, 'node_modules/undici'));
+    expect(loaded.files).not.toContain(resolve(undiciDir, 'lib/dispatcher/proxy-agent.js'));
   });
 
   it("leaves Node's bundled undici (fetch, WebSocket) unloaded", () => {

@@ -186,10 +186,26 @@ describe('networkFailureCode', () => {
     [new TypeError('fetch failed', { cause: withCode('ENOTFOUND') }), 'ENOTFOUND'],
     [withCode('UND_ERR_SOCKET', withCode('ECONNRESET')), 'UND_ERR_SOCKET'],
     [new Error('none'), null],
+    // undici's ProxyAgent when the proxy answers its CONNECT with other than 200 (lib/dispatcher/proxy-agent.js).
+    [proxyAnswered(407), 'proxy_refused'],
+    [proxyAnswered(403), 'proxy_refused'],
+    [new TypeError('fetch failed', { cause: proxyAnswered(401) }), 'proxy_refused'],
+    [proxyAnswered(502), 'proxy_gateway_unreachable'],
+    [proxyAnswered(500), 'proxy_gateway_unreachable'],
+    [withCode('UND_ERR_ABORTED'), 'UND_ERR_ABORTED'],
   ])('%s -> %s', (error, expected) => {
     expect(networkFailureCode(error)).toBe(expected);
   });
+
+  it('classes a proxy that refused the tunnel as a network failure', () => {
+    expect(classifyNetworkFailure(proxyAnswered(407))).toBe('network');
+  });
 });
+
+function proxyAnswered(status: number): Error {
+  const error = new Error(`Proxy response (${status}) !== 200 when HTTP Tunneling`);
+  return Object.assign(error, { name: 'AbortError', code: 'UND_ERR_ABORTED' });
+}
 
 describe('statusForClass', () => {
   it.each<[ExchangeFailureClass, number | null, number]>([

@@ -60,6 +60,18 @@ describe('decideRetry: when', () => {
       null,
     ],
     [
+      'an HTTP proxy that refused the tunnel (its credentials or rules), on a GET',
+      { method: 'GET', outcome: { kind: 'network', errorClass: 'network', mayHaveExecuted: false, code: 'proxy_refused' } },
+      false,
+      /proxy refused/,
+    ],
+    [
+      'an HTTP proxy that could not reach the gateway',
+      { outcome: { kind: 'network', errorClass: 'network', mayHaveExecuted: false, code: 'proxy_gateway_unreachable' } },
+      true,
+      null,
+    ],
+    [
       'idle timeout before any answer to a POST, like a gateway 504',
       { outcome: network('timeout_idle', true) },
       false,

@@ -162,6 +162,12 @@ describe('profile test steps', () => {
     ['models', { status: 401, errorClass: 'auth', durationMs: 5, bodyText: '' }, false, /refused the key/],
     ['chat', { status: 404, errorClass: 'model_not_found', durationMs: 5, bodyText: '' }, false, /does not know this model/],
     ['models', { status: null, errorClass: 'timeout_connect', durationMs: 5, bodyText: '' }, false, /./],
+    [
+      'models',
+      { status: null, errorClass: 'network', durationMs: 5, bodyText: '', networkCode: 'proxy_unreachable' },
+      false,
+      /could not connect to the HTTP proxy it reaches the gateway through/,
+    ],
   ] as const)('%s with %j → ok %s', (name, probe, ok, meaning) => {
     const step = testStep(name, probe, { modelCount: 3, model: 'm' });
     expect(step.ok).toBe(ok);

@@ -1,0 +1,207 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { addClientToken } from '../../../proxy/app/profiles/configMutations.ts';
+import { openConfigStore } from '../../../proxy/app/profiles/configStore.ts';
+import { generateToken, tokenRecord } from '../../../proxy/http/clientTokens.ts';
+import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
+import { spawnAirlock, type AirlockProcess } from '../../support/airlockBin.ts';
+import { freePort } from '../../support/freePort.ts';
+import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from '../../support/http.ts';
+import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
+import { startTinyproxy, type Tinyproxy } from '../../support/tinyproxy.ts';
+import { issueServerCertificate, makeCertificateAuthority } from '../../support/tlsCertificates.ts';
+
+/**
+ * Behind a company's HTTP proxy the tools reach the gateway through it, and so must Airlock: it
+ * reads HTTPS_PROXY, HTTP_PROXY, ALL_PROXY and NO_PROXY as curl does. The proxy is a real one
+ * (tinyproxy), the gateway the simulator over TLS with a private CA (NODE_EXTRA_CA_CERTS), and
+ * Airlock `airlock serve` as a user starts it, with the key from AIRLOCK_API_KEY.
+ */
+const PROXY_USER = { user: 'alice', password: 'sentinel-proxy-password-4b1e' };
+const clientToken = generateToken();
+
+let dir: string;
+let caFile: string;
+let tlsGateway: GatewaySimulator;
+let plainGateway: GatewaySimulator;
+let authProxy: Tinyproxy;
+let serving: AirlockProcess | null = null;
+
+beforeAll(async () => {
+  dir = mkdtempSync(path.join(tmpdir(), 'airlock-upstream-proxy-'));
+  const ca = makeCertificateAuthority(dir, 'Airlock Test Proxy CA');
+  caFile = path.join(dir, 'ca.pem');
+  writeFileSync(caFile, ca.certPem);
+  tlsGateway = await startGatewaySimulator({ validKeys: [SENTINEL_KEY], tls: issueServerCertificate(dir, ca, 'gateway') });
+  plainGateway = await startGatewaySimulator({ validKeys: [SENTINEL_KEY] });
+  authProxy = await startTinyproxy({ basicAuth: PROXY_USER });
+});
+afterEach(async () => {
+  if (serving !== null) {
+    serving.child.kill('SIGTERM');
+    await serving.exited;
+    serving = null;
+  }
+  tlsGateway.reset();
+  plainGateway.reset();
+});
+afterAll(async () => {
+  await authProxy.stop();
+  await tlsGateway.close();
+  await plainGateway.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+/** `airlock serve` for the gateway, its environment on top of a clean one (no proxy variable of this machine's). */
+async function serve(gatewayBaseUrl: string, env: Record<string, string>): Promise<number> {
+  const port = await freePort();
+  const dataDir = mkdtempSync(path.join(dir, 'data-'));
+  const store = openConfigStore(dataDir);
+  await store.update((config) => addClientToken(config, tokenRecord('tool', clientToken, null, Date.now())));
+  store.close();
+  const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/_proxy$/i.test(name)));
+  serving = spawnAirlock(['--data-dir', dataDir, 'serve', '--port', String(port), '--base-url', gatewayBaseUrl], {
+    ...base,
+    AIRLOCK_API_KEY: SENTINEL_KEY,
+    NODE_EXTRA_CA_CERTS: caFile,
+    ...env,
+  });
+  await serving.printed(/Airlock is serving on/);
+  return port;
+}
+
+function chat(port: number, body = chatBody(), headers: Record<string, string> = {}): Promise<RawResponse> {
+  return rawRequest(`http://127.0.0.1:${port}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}`, ...headers },
+    body,
+  });
+}
+
+function errorOf(answer: RawResponse): { message: string; code: string } {
+  return (JSON.parse(answer.body) as { error: { message: string; code: string } }).error;
+}
+
+/** What the user sees of the run: its output. Neither the key nor the proxy's password is in it. */
+function expectNoSecretsShown(): void {
+  const output = `${serving?.stdout() ?? ''}${serving?.stderr() ?? ''}`;
+  expect(findSentinel(output)).toBeNull();
+  expect(output).not.toContain(PROXY_USER.password);
+}
+
+describe('gateways reached through an HTTP proxy', () => {
+  it('sends to an https gateway through the proxy HTTPS_PROXY names, with its credentials, and says so at start', async () => {
+    const port = await serve(tlsGateway.baseUrl, { HTTPS_PROXY: authProxy.url(PROXY_USER) });
+    const before = authProxy.connects().length;
+
+    const whole = await chat(port);
+    const streamed = await chat(port, chatBody({ stream: true }));
+
+    expect(whole.status).toBe(200);
+    expect(streamed.status).toBe(200);
+    expect(streamed.body).toContain('data: [DONE]');
+    expect(tlsGateway.received.map((request) => request.path)).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
+    // One tunnel, kept alive for the second request: the gateway's host and port, nothing of the request.
+    const gatewayHost = new URL(tlsGateway.baseUrl).host;
+    expect(authProxy.connects().slice(before)).toEqual([gatewayHost]);
+    expect(findSentinel(authProxy.log())).toBeNull();
+    expect(serving?.stdout()).toContain(`Reaching https:// gateways through http://127.0.0.1:${authProxy.port} (HTTPS_PROXY).`);
+    expectNoSecretsShown();
+  });
+
+  it('sends to an http gateway through HTTP_PROXY, in a tunnel whose bytes the proxy does not log', async () => {
+    const port = await serve(plainGateway.baseUrl, { HTTP_PROXY: authProxy.url(PROXY_USER) });
+    const before = authProxy.connects().length;
+
+    expect((await chat(port)).status).toBe(200);
+
+    expect(authProxy.connects().slice(before)).toEqual([new URL(plainGateway.baseUrl).host]);
+    expect(findSentinel(authProxy.log())).toBeNull();
+  });
+
+  it('reaches a gateway NO_PROXY names directly, with the proxy down', async () => {
+    const closedPort = await freePort();
+    const port = await serve(tlsGateway.baseUrl, { HTTPS_PROXY: `http://127.0.0.1:${closedPort}`, NO_PROXY: 'localhost,127.0.0.1' });
+
+    expect((await chat(port)).status).toBe(200);
+    expect(serving?.stdout()).toContain('directly to localhost,127.0.0.1 (NO_PROXY)');
+  });
+});
+
+describe('a proxy that fails Airlock', () => {
+  it('wanting credentials: the client gets the cause and fix, naming the proxy; nothing reaches the gateway, and nothing is resent', async () => {
+    const port = await serve(tlsGateway.baseUrl, { HTTPS_PROXY: authProxy.url() });
+    const before = authProxy.connects().length;
+
+    // A plain client (no retries of its own): Airlock's retries would apply.
+    const answer = await chat(port);
+
+    expect(answer.status).toBe(502);
+    const error = errorOf(answer);
+    expect(error.code).toBe('proxy_refused');
+    expect(error.message).toContain(`through the proxy http://127.0.0.1:${authProxy.port}`);
+    expect(error.message).toContain("the proxy answered 407 to Airlock's CONNECT");
+    expect(error.message).toContain("asks for the proxy's user name and password");
+    expect(tlsGateway.received).toHaveLength(0);
+    expect(authProxy.connects().slice(before)).toHaveLength(1);
+    expectNoSecretsShown();
+  });
+
+  it("refusing the gateway's port by its rules (403): the answer names the proxy's rules", async () => {
+    const strictProxy = await startTinyproxy({ connectPorts: [443] });
+    try {
+      const port = await serve(tlsGateway.baseUrl, { https_proxy: strictProxy.url() });
+
+      const answer = await chat(port);
+
+      expect(answer.status).toBe(502);
+      expect(errorOf(answer)).toMatchObject({ code: 'proxy_refused', message: expect.stringContaining('the proxy answered 403') });
+      expect(errorOf(answer).message).toContain("A 403 is the proxy's rules");
+      expect(strictProxy.connects()).toHaveLength(1);
+      expect(tlsGateway.received).toHaveLength(0);
+    } finally {
+      await strictProxy.stop();
+    }
+  });
+
+  it('not running: the answer says Airlock could not reach the proxy, not the gateway', async () => {
+    const closedPort = await freePort();
+    const port = await serve(tlsGateway.baseUrl, { HTTPS_PROXY: `http://127.0.0.1:${closedPort}` });
+
+    // As the OpenAI SDK sends it: the client retries by itself, so Airlock answers at once.
+    const answer = await chat(port, chatBody(), { 'x-stainless-retry-count': '0' });
+
+    expect(answer.status).toBe(502);
+    const error = errorOf(answer);
+    expect(error.code).toBe('proxy_unreachable');
+    expect(error.message).toContain('Airlock could not connect to the HTTP proxy');
+    expect(error.message).toContain(`ECONNREFUSED 127.0.0.1:${closedPort}`);
+    expect(tlsGateway.received).toHaveLength(0);
+  });
+
+  it('that the gateway is down behind: the proxy could not connect to the gateway', async () => {
+    const closedPort = await freePort();
+    const port = await serve(`https://127.0.0.1:${closedPort}/v1`, { HTTPS_PROXY: authProxy.url(PROXY_USER) });
+
+    const answer = await chat(port, chatBody(), { 'x-stainless-retry-count': '0' });
+
+    expect(answer.status).toBe(502);
+    expect(errorOf(answer)).toMatchObject({
+      code: 'proxy_gateway_unreachable',
+      message: expect.stringContaining('could not connect to the gateway'),
+    });
+    expectNoSecretsShown();
+  });
+
+  it('named as a SOCKS proxy, which Airlock cannot use: said at start, and gateways are reached directly', async () => {
+    const port = await serve(tlsGateway.baseUrl, { ALL_PROXY: `socks5://${PROXY_USER.user}:${PROXY_USER.password}@127.0.0.1:1080` });
+
+    expect((await chat(port)).status).toBe(200);
+    expect(serving?.stdout()).toMatch(
+      /Note: ALL_PROXY names a socks5 proxy \(socks5:\/\/127\.0\.0\.1:1080\); Airlock speaks only to http:\/\/ and https:\/\/ proxies/,
+    );
+    expectNoSecretsShown();
+  });
+});

@@ -31,6 +31,10 @@ import type { KeyCache } from '../proxy/app/secrets/keyCache.ts';
 import type { ProxyHandle } from '../proxy/http/startServer.ts';
 import type { PausedClient } from './logic/appState.ts';
 import type { Notice } from '../proxy/contracts/notices.ts';
+import type { ConfigSource } from '../proxy/app/configOverlay.ts';
+import { reachGatewaysThrough } from '../proxy/forward/upstreamClient.ts';
+import { upstreamProxyFromEnv } from '../proxy/forward/upstreamProxy.ts';
+import { environmentNamesProxy, systemProxyVariables } from './logic/systemProxy.ts';
 
 export interface DesktopRuntime {
   proxy: ProxyHandle;
@@ -59,6 +63,8 @@ export interface DesktopRuntimeOptions {
   port: number;
   /** The OS keychain (keychainUtility.ts, or a test's), read with the data directory's own accounts (secretStoreForDataDir). */
   keychain: SecretStore;
+  /** The OS settings' proxy for a URL, in PAC's form (Electron's `session.resolveProxy`); none: the environment's only. */
+  resolveProxy?: (url: string) => Promise<string>;
 }
 
 export async function startDesktopRuntime(options: DesktopRuntimeOptions): Promise<DesktopRuntime> {
@@ -76,6 +82,8 @@ export async function startDesktopRuntime(options: DesktopRuntimeOptions): Promi
     secrets,
     dataDirArgument: dataDirArgument(options.dataDir, host),
   });
+  const resolveProxy = options.resolveProxy;
+  if (resolveProxy !== undefined && !environmentNamesProxy(process.env)) followSystemProxy(airlock.config, resolveProxy);
   const keychainFailure = unusableKeychain(airlock.config.snapshot(), airlock.keys);
   if (keychainFailure !== null) {
     // The desktop app takes keys from the keychain only: without one it shows the fix instead.
@@ -98,6 +106,30 @@ export async function startDesktopRuntime(options: DesktopRuntimeOptions): Promi
       await airlock.stop({ drainMs });
     },
   };
+}
+
+/**
+ * Gateways go where the OS settings send them, asked again when the profiles change (a new gateway
+ * may be one the settings send elsewhere). Until the first answer, and if Chromium cannot answer,
+ * they are reached directly, as without settings.
+ */
+function followSystemProxy(config: ConfigSource, resolveProxy: (url: string) => Promise<string>): void {
+  let applied = '{}';
+  const apply = async (): Promise<void> => {
+    const { profiles, activeProfileId } = config.snapshot();
+    const urls = [...profiles].sort((a, b) => Number(b.id === activeProfileId) - Number(a.id === activeProfileId)).map((p) => p.baseUrl);
+    const gateways = await Promise.all(urls.map(async (url) => ({ url, pacAnswer: await resolveProxy(url) })));
+    const variables = JSON.stringify(systemProxyVariables(gateways));
+    // Only on a change: a new proxy closes the connections kept alive.
+    if (variables === applied) return;
+    applied = variables;
+    reachGatewaysThrough(upstreamProxyFromEnv(JSON.parse(variables) as NodeJS.ProcessEnv).proxy);
+  };
+  const applyReporting = (): void => {
+    apply().catch((error: unknown) => console.error(`[airlock] The OS proxy settings could not be read: ${(error as Error).message}`));
+  };
+  applyReporting();
+  config.onChange(applyReporting);
 }
 
 /**

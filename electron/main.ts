@@ -282,7 +282,12 @@ function followTraffic(started: DesktopRuntime): void {
 async function startProxy(port: number): Promise<void> {
   try {
     const dataDir = resolveDataDir(process.env, process.platform, homedir());
-    runtime = await startDesktopRuntime({ dataDir, port, keychain: createKeychainUtilityStore() });
+    runtime = await startDesktopRuntime({
+      dataDir,
+      port,
+      keychain: createKeychainUtilityStore(),
+      resolveProxy: (url) => session.defaultSession.resolveProxy(url),
+    });
     proxyStatus = { status: 'serving', port: runtime.proxy.port, origin: runtime.proxy.url };
     traffic = { ...traffic, todaySpendCredits: runtime.spentSince(traffic.dayStartMs) };
     followTraffic(runtime);

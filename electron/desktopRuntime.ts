@@ -32,7 +32,7 @@ import type { ProxyHandle } from '../proxy/http/startServer.ts';
 import type { PausedClient } from './logic/appState.ts';
 import type { Notice } from '../proxy/contracts/notices.ts';
 import type { ConfigSource } from '../proxy/app/configOverlay.ts';
-import { reachGatewaysThrough } from '../proxy/forward/upstreamClient.ts';
+import { reachGatewaysThrough } from '../proxy/forward/upstreamAgents.ts';
 import { upstreamProxyFromEnv } from '../proxy/forward/upstreamProxy.ts';
 import { environmentNamesProxy, systemProxyVariables } from './logic/systemProxy.ts';
 

@@ -44,7 +44,7 @@ import { type CommandHint, commandHint, shellOf } from '../contracts/cli.ts';
 import { keyedCreationsCache } from './keyedCreations.ts';
 import { openSeededLog } from './seededLog.ts';
 import { onProcessProblem } from '../core/processProblems.ts';
-import { reachGatewaysThrough } from '../forward/upstreamClient.ts';
+import { reachGatewaysThrough } from '../forward/upstreamAgents.ts';
 import { upstreamProxyFromEnv } from '../forward/upstreamProxy.ts';
 
 export interface AirlockOptions {
@@ -198,9 +198,11 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   });
   const proxySetting = upstreamProxyFromEnv(options.env);
   reachGatewaysThrough(proxySetting.proxy);
-  // A proxy in use is said at start only (serve's lines): a notice would notify the desktop at every login behind it.
-  if (proxySetting.proxy !== null) notices.push(proxySetting.proxy.description);
-  notice('upstream_proxy', proxySetting.problems.length > 0 ? proxySetting.problems.join(' ') : null);
+  // Said at start only (serve's lines) while a proxy is in use: a notice would notify the desktop at
+  // every login behind it. A notice where no proxy could be used of those the environment names.
+  const proxyProblems = proxySetting.problems.length > 0 ? proxySetting.problems.map((problem) => `${problem}.`).join(' ') : null;
+  if (proxySetting.proxy !== null) notices.push([proxySetting.proxy.description, proxyProblems].filter(Boolean).join(' '));
+  else notice('upstream_proxy', proxyProblems);
   if (envKey) notice('environment_key', `Using the gateway key from AIRLOCK_API_KEY for profile "${envKey.profileId}" for this run only.`);
   const controlToken = await loadControlToken(secrets);
   const controlTokens = new ControlTokens(controlToken.token, controlToken.persisted);

@@ -1,5 +1,11 @@
 import type { UpstreamErrorClass } from '../contracts/errors.ts';
-import { HTTP_PARSER_ERROR, isInvalidHttpCode, PROXY_FAILED_GATEWAY_CODE, PROXY_REFUSED_CODE } from './errorExplanations.ts';
+import {
+  HTTP_PARSER_ERROR,
+  isInvalidHttpCode,
+  PROXY_FAILED_GATEWAY_CODE,
+  PROXY_NO_ANSWER_CODE,
+  PROXY_REFUSED_CODE,
+} from './errorExplanations.ts';
 import { extractUpstreamError, isErrorOnlyBody } from './upstreamErrorBody.ts';
 
 export { explainError } from './errorExplanations.ts';
@@ -139,6 +145,8 @@ const TIMEOUT_CLASSES = new Set<string>(['timeout_connect', 'timeout_idle', 'tim
 
 const CODE_CLASSES: Record<string, UpstreamErrorClass> = {
   UND_ERR_CONNECT_TIMEOUT: 'timeout_connect',
+  // Airlock's, for a proxy that never answered its CONNECT (forward/proxyFailures.ts tunnelFailure): no tunnel within the connect timeout.
+  [PROXY_NO_ANSWER_CODE]: 'timeout_connect',
   ETIMEDOUT: 'timeout_connect',
   UND_ERR_HEADERS_TIMEOUT: 'timeout_idle',
   UND_ERR_BODY_TIMEOUT: 'timeout_idle',

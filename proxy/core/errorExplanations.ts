@@ -222,6 +222,8 @@ export const PROXY_REFUSED_CODE = 'proxy_refused';
 export const PROXY_FAILED_GATEWAY_CODE = 'proxy_gateway_unreachable';
 /** Airlock's code for an HTTP proxy it could not connect to (Node's code stays in the message). */
 export const PROXY_UNREACHABLE_CODE = 'proxy_unreachable';
+/** Airlock's code for an HTTP proxy that took the connection and did not answer its CONNECT within the connect timeout. */
+export const PROXY_NO_ANSWER_CODE = 'proxy_no_answer';
 
 const PROXY_VARIABLES = 'HTTPS_PROXY, HTTP_PROXY or ALL_PROXY';
 
@@ -232,12 +234,18 @@ const PROXY_VARIABLES = 'HTTPS_PROXY, HTTP_PROXY or ALL_PROXY';
 const PROXY_FAILURES: Record<string, ErrorExplanation> = {
   [PROXY_REFUSED_CODE]: {
     meaning: 'The HTTP proxy Airlock reaches the gateway through refused to connect Airlock to the gateway, so nothing was sent',
-    fix: `A 407 or 401 asks for the proxy's user name and password: put them in the proxy URL (http://user:password@host:port) in ${PROXY_VARIABLES} and restart Airlock. A 403 is the proxy's rules: ask its administrator to allow the gateway's host and port or, if the gateway can be reached without the proxy, add its host to NO_PROXY.`,
+    fix: `A 407 or 401 asks for the proxy's user name and password: put them in the proxy URL (http://user:password@host:port, its special characters percent-encoded) in ${PROXY_VARIABLES} and restart Airlock. A 403 is the proxy's rules: many proxies open tunnels to port 443 alone, so use the gateway's https:// address; else ask the proxy's administrator to allow the gateway's host and port or, if the gateway can be reached without the proxy, add its host to NO_PROXY. A 3xx is the proxy's own page (a sign-in page): open any web page in a browser first.`,
     retryable: false,
   },
   [PROXY_FAILED_GATEWAY_CODE]: {
     meaning: 'The HTTP proxy Airlock reaches the gateway through could not connect to the gateway, so nothing was sent',
     fix: "Check the base URL's host and port; if they are right, the gateway is down or the proxy may not reach it: try again later, or ask the proxy's administrator.",
+    retryable: true,
+  },
+  [PROXY_NO_ANSWER_CODE]: {
+    meaning:
+      'The HTTP proxy Airlock reaches the gateway through took the connection and did not answer within connectTimeoutMs, so nothing was sent',
+    fix: `Check that the proxy works (a browser or curl through it); if it is only slow, raise connectTimeoutMs in the profile. A gateway that can be reached without the proxy can go in NO_PROXY.`,
     retryable: true,
   },
   [PROXY_UNREACHABLE_CODE]: {
@@ -250,7 +258,8 @@ const PROXY_FAILURES: Record<string, ErrorExplanation> = {
 /** `errorCode`: the failure's code, where it says more than the class (an answer that is not HTTP, a stream closed early). */
 export function explainError(errorClass: ErrorClass, errorCode?: string | null): ErrorExplanation {
   if (errorClass === 'upstream_error' && isInvalidHttpCode(errorCode)) return INVALID_HTTP_ANSWER;
-  if (errorClass === 'network' && errorCode != null && Object.hasOwn(PROXY_FAILURES, errorCode)) return PROXY_FAILURES[errorCode]!;
+  const atProxy = errorClass === 'network' || errorClass === 'timeout_connect';
+  if (atProxy && errorCode != null && Object.hasOwn(PROXY_FAILURES, errorCode)) return PROXY_FAILURES[errorCode]!;
   if (errorClass === 'stream_interrupted' && errorCode === STREAM_ENDED_EARLY_CODE) return STREAM_ENDED_EARLY;
   return EXPLANATIONS[errorClass];
 }

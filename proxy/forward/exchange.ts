@@ -4,8 +4,8 @@ import type { LocalRefusal } from '../contracts/ports.ts';
 import { explainError, networkFailureCode, upstreamErrorWords } from '../core/errorClass.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
 import { isUnknownIssuerCode, osCaStoreTrusted } from '../core/osCaStore.ts';
-import { gatewayProxy } from './upstreamClient.ts';
-import { proxyFailureOf } from './upstreamProxy.ts';
+import { proxyUrlOf } from './upstreamAgents.ts';
+import { proxyFailureOf } from './proxyFailures.ts';
 import { extractUpstreamError } from '../core/upstreamErrorBody.ts';
 import { sendRefusal, type ErrorDetail } from './replies.ts';
 import { streamProgressEstimate } from './accounting.ts';
@@ -254,16 +254,16 @@ async function answer(
 }
 
 function networkDetail(target: SendableStep['target'], result: Extract<AttemptsResult, { kind: 'network' }>): ErrorDetail {
-  const { timeouts } = target.profile;
-  if (result.errorClass === 'timeout_connect') return { timeoutMs: timeouts.connectTimeoutMs };
+  const { timeouts, baseUrl } = target.profile;
+  const code = networkFailureCode(result.error);
+  const atProxy = proxyFailureOf(result.error, code, proxyUrlOf(baseUrl), baseUrl);
+  const located = atProxy ? { upstreamMessage: atProxy.message, errorCode: atProxy.errorCode, proxyShown: atProxy.proxyShown } : null;
+  if (result.errorClass === 'timeout_connect') return { timeoutMs: timeouts.connectTimeoutMs, ...located };
   if (result.errorClass === 'timeout_idle') return { timeoutMs: timeouts.idleTimeoutMs };
   if (result.errorClass === 'timeout_total') return { timeoutMs: timeouts.totalTimeoutMs };
-  const code = networkFailureCode(result.error);
   // Node's own words for it end in advice for Node's command line ("try running Node.js with
   // --use-system-ca"), which Airlock has already followed: the code's hint says what is left to do.
   if (isUnknownIssuerCode(code)) return { errorCode: code, osCaStoreTrusted: osCaStoreTrusted() };
-  const atProxy = proxyFailureOf(result.error, code, gatewayProxy(), target.profile.baseUrl);
-  const located = atProxy ? { upstreamMessage: atProxy.message, errorCode: atProxy.errorCode, proxyShown: atProxy.proxyShown } : null;
   return {
     upstreamMessage: (result.error as Error).message,
     ...(code ? { errorCode: code } : {}),

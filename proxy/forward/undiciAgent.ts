@@ -1,6 +1,6 @@
 /// <reference path="./undiciModules.d.ts" />
 import { createRequire } from 'node:module';
-import type { EnvHttpProxyAgent } from 'undici';
+import type { EnvHttpProxyAgent, Pool } from 'undici';
 import AgentOnly from 'undici/lib/dispatcher/agent.js';
 
 /**
@@ -17,11 +17,12 @@ export type Agent = InstanceType<typeof AgentOnly>;
 const require = createRequire(import.meta.url);
 
 /**
- * undici's EnvHttpProxyAgent (a proxy per scheme, NO_PROXY's exceptions), loaded only once a proxy is
- * set (upstreamClient.ts reachGatewaysThrough), and from undici's index: its ProxyAgent opens tunnels
- * with the `connect` method the index adds to every dispatcher (from its own module it failed, "connect
- * is not a function"). Most users have no proxy and do not pay the index's heap (above).
+ * undici's EnvHttpProxyAgent (a proxy, NO_PROXY's exceptions) and Pool, loaded only once a proxy is
+ * set (upstreamAgents.ts), and from undici's index: its ProxyAgent opens tunnels with the `connect`
+ * method the index adds to every dispatcher (from its own module it failed, "connect is not a
+ * function"). Most users have no proxy and do not pay the index's heap (above).
  */
-export function loadEnvHttpProxyAgent(): typeof EnvHttpProxyAgent {
-  return (require('undici') as typeof import('undici')).EnvHttpProxyAgent;
+export function loadProxyClasses(): { EnvHttpProxyAgent: typeof EnvHttpProxyAgent; Pool: typeof Pool } {
+  const undici = require('undici') as typeof import('undici');
+  return { EnvHttpProxyAgent: undici.EnvHttpProxyAgent, Pool: undici.Pool };
 }

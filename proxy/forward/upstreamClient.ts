@@ -1,8 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable, type Transform } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { Agent, loadEnvHttpProxyAgent } from './undiciAgent.ts';
-import type { UpstreamProxy } from './upstreamProxy.ts';
+import { agentFor, freshAgentFor, type GatewayPlace, gatewayPlaceOf } from './upstreamAgents.ts';
+import { tunnelFailure } from './proxyFailures.ts';
 import { AttemptSocket } from './attemptSocket.ts';
 import { COPY_SLICE_BYTES, inTurnSlices } from '../core/copyInSlices.ts';
 import { networkFailureCode } from '../core/errorClass.ts';
@@ -10,60 +10,6 @@ import { isUnknownIssuerCode, osCaStoreTried, trustOsCaStore } from '../core/osC
 import { AnswerDecodingError, answerCodingOf, decoderFor } from './answerDecoding.ts';
 import { answerText, readBody, UpstreamBody } from './upstreamBody.ts';
 import type { ArrivingBody } from './arrivingBody.ts';
-
-/**
- * One keep-alive undici Agent per connect timeout (profiles may differ). undici rather than
- * node:http: measured here at 1.6x the throughput and a tenth of the p99 latency.
- */
-const agents = new Map<number, Dispatcher>();
-/** The proxy gateways are reached through (upstreamProxy.ts); null: directly. */
-let upstreamProxy: UpstreamProxy | null = null;
-
-/**
- * From now on, gateways are reached through this proxy (null: directly). Set at start, for the
- * process: the environment it comes from is the process's. Connections open before are closed once idle.
- */
-export function reachGatewaysThrough(proxy: UpstreamProxy | null): void {
-  upstreamProxy = proxy;
-  closeUpstreamAgents().catch(ignoreFailure);
-}
-
-/** The proxy set by reachGatewaysThrough, for words about a failure. */
-export function gatewayProxy(): UpstreamProxy | null {
-  return upstreamProxy;
-}
-
-function agentFor(connectTimeoutMs: number): Dispatcher {
-  let agent = agents.get(connectTimeoutMs);
-  if (!agent) {
-    agent = newAgent(connectTimeoutMs);
-    agents.set(connectTimeoutMs, agent);
-  }
-  return agent;
-}
-
-function newAgent(connectTimeoutMs: number): Dispatcher {
-  const options = {
-    connect: { timeout: connectTimeoutMs, noDelay: true },
-    keepAliveTimeout: 30_000,
-    keepAliveMaxTimeout: 600_000,
-    // docs/gateway-spec.md §4.2: never buffer a stream; our own timers handle idle and total time.
-    headersTimeout: 0,
-    bodyTimeout: 0,
-  };
-  if (upstreamProxy === null) return new Agent(options);
-  const EnvHttpProxyAgent = loadEnvHttpProxyAgent();
-  return new EnvHttpProxyAgent({
-    ...options,
-    // Given whole ('' for none), so undici reads nothing of the environment itself.
-    httpProxy: upstreamProxy.httpProxyUrl,
-    httpsProxy: upstreamProxy.httpsProxyUrl,
-    noProxy: upstreamProxy.noProxy,
-    // The connection to the proxy and the TLS handshake with the gateway through it: `connect` above covers neither.
-    proxyTls: { timeout: connectTimeoutMs },
-    requestTls: { timeout: connectTimeoutMs },
-  });
-}
 
 export interface UpstreamRequest {
   /** The whole URL as text: parsed once per distinct text (dispatchTarget). */
@@ -111,6 +57,7 @@ function bodyOf(request: UpstreamRequest): Dispatcher.DispatchOptions['body'] {
 interface DispatchTarget {
   origin: string;
   path: string;
+  place: GatewayPlace;
 }
 
 /** A profile sends to a few URLs, each many times: each is parsed once, not per request (about 1 us each). */
@@ -118,12 +65,12 @@ const targets = new Map<string, DispatchTarget>();
 /** Queries vary (a passed-through GET's cursor, say): the cache starts afresh past this. */
 const MAX_CACHED_TARGETS = 256;
 
-/** Where undici sends a URL's request: its origin, and its path with the query, as `new URL` normalises them. */
+/** Where undici sends a URL's request: its origin, and its path with the query, as `new URL` normalises them; and through what. */
 export function dispatchTarget(url: string): DispatchTarget {
   let target = targets.get(url);
   if (target === undefined) {
     const parsed = new URL(url);
-    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` };
+    target = { origin: parsed.origin, path: `${parsed.pathname}${parsed.search}`, place: gatewayPlaceOf(parsed) };
     if (targets.size >= MAX_CACHED_TARGETS) targets.clear();
     targets.set(url, target);
   }
@@ -192,7 +139,14 @@ function dispatchAttempt(
   let codedBytes = 0;
   let attemptFailed = false;
   const attemptSocket = request.onIdleClose === undefined ? null : new AttemptSocket();
-  const dispatcher = request.freshConnection === true ? newAgent(request.connectTimeoutMs) : agentFor(request.connectTimeoutMs);
+  const { place } = dispatchTarget(request.url);
+  const fresh = request.freshConnection === true;
+  const dispatcher = fresh ? freshAgentFor(place, request.connectTimeoutMs) : agentFor(place, request.connectTimeoutMs);
+  // Once its one request is over (undici's close waits for it), not at once: a dispatcher closed
+  // before its tunnel was asked for could not open one ("The client is closed").
+  const attemptOver = (): void => {
+    if (fresh) dispatcher.close().catch(ignoreFailure);
+  };
   dispatcher.dispatch(options, {
     onRequestStart(started) {
       controller = started;
@@ -236,6 +190,7 @@ function dispatchAttempt(
     },
     onResponseEnd() {
       settled();
+      attemptOver();
       attemptSocket?.answered();
       // No bytes has no coded form (a decoder fed nothing fails): a HEAD's answer, a 204 or a 304
       // carries its GET's Content-Encoding with no body (RFC 9110 sections 9.3.2, 15.3.5, 15.4.5).
@@ -249,18 +204,17 @@ function dispatchAttempt(
       attemptFailed = true;
       attemptSocket?.ended();
       settled();
+      attemptOver();
       decoder?.destroy();
       if (body !== null) body.fail(error);
       else if (controller === null && !osStoreTriedBefore && !signal.aborted && trustedOsStoreFor(options, error)) {
         dispatchAttempt(request, dispatchOptions(request), resolve, reject);
       } else {
         if (controller !== null && !signal.aborted && attemptSocket?.closedIdle(error) === true) request.onIdleClose?.();
-        reject(error);
+        reject(controller === null ? tunnelFailure(error, request.connectTimeoutMs) : error);
       }
     },
   });
-  // Closes once its one request is over (undici's close waits for it).
-  if (request.freshConnection === true) dispatcher.close().catch(ignoreFailure);
 }
 
 /** The attempt's own failure reports a body that never arrived whole. */
@@ -306,10 +260,4 @@ export async function fetchUpstreamText(request: UpstreamRequest): Promise<Upstr
   const { statusCode, headers, body } = await dispatchUpstream(request);
   const chunks = await readBody(body, { keepBytes: ONE_OFF_ANSWER_MAX_BYTES, maxBytes: ONE_OFF_ANSWER_MAX_BYTES });
   return { statusCode, headers, bodyText: answerText(Buffer.concat(chunks)) };
-}
-
-export async function closeUpstreamAgents(): Promise<void> {
-  const closing = [...agents.values()].map((agent) => agent.close());
-  agents.clear();
-  await Promise.allSettled(closing);
 }

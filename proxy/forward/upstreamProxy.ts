@@ -1,6 +1,3 @@
-import { proxyAnswerStatus } from '../core/errorClass.ts';
-import { PROXY_UNREACHABLE_CODE } from '../core/errorExplanations.ts';
-
 /**
  * The HTTP proxy Airlock reaches gateways through, as the environment names it. Behind a company's
  * proxy the tools reach the gateway through it (curl, Python's httpx and requests, Codex's reqwest,
@@ -26,7 +23,7 @@ export interface UpstreamProxySetting {
 
 /** The scheme a proxy value without one gets, as curl gives it (a proxy spoken to in plain HTTP). */
 const DEFAULT_PROXY_SCHEME = 'http://';
-/** undici's ProxyAgent speaks HTTP to the proxy, over TLS for https:// (SOCKS is not offered here). */
+/** HTTP to the proxy, over TLS for https://; undici's SOCKS5 support is experimental and not used. */
 const USABLE_PROXY_SCHEMES = new Set(['http:', 'https:']);
 
 interface Named {
@@ -55,6 +52,12 @@ function usableProxy(named: Named): { url: string } | { problem: string } {
   const text = named.value.includes('://') ? named.value : `${DEFAULT_PROXY_SCHEME}${named.value}`;
   const url = URL.parse(text);
   if (url === null || url.hostname === '') return { problem: `${named.variable} is not a proxy URL Airlock can read, so it is ignored` };
+  // A password with / ? or # not percent-encoded ends the host early: the rest, the real host included, became a path.
+  if (url.pathname.includes('@') || url.search.includes('@') || url.hash.includes('@')) {
+    return {
+      problem: `${named.variable} is not a proxy URL Airlock can read (percent-encode the / ? # in its password), so it is ignored`,
+    };
+  }
   if (!USABLE_PROXY_SCHEMES.has(url.protocol)) {
     return {
       problem: `${named.variable} names a ${url.protocol.slice(0, -1)} proxy (${proxyShown(text)}); Airlock speaks only to http:// and https:// proxies, so it is ignored`,
@@ -84,6 +87,11 @@ export function upstreamProxyFromEnv(env: NodeJS.ProcessEnv): UpstreamProxySetti
   const http = pick(['http_proxy', 'HTTP_PROXY']);
   if (https === null && http === null) return { proxy: null, problems };
   const noProxy = firstSet(env, ['no_proxy', 'NO_PROXY']);
+  // undici matches host names and domains; an address range (curl reads CIDR since 7.86) matches nothing.
+  const ranges = (noProxy?.value.split(/[,\s]+/) ?? []).filter((entry) => entry.includes('/'));
+  if (noProxy !== null && ranges.length > 0) {
+    problems.push(`${noProxy.variable}'s ${ranges.join(', ')} is an address range, which Airlock does not read: name the hosts instead`);
+  }
   const used = [
     https && `https:// gateways through ${proxyShown(https.url)} (${https.variable})`,
     http && `http:// gateways through ${proxyShown(http.url)} (${http.variable})`,
@@ -98,58 +106,4 @@ export function upstreamProxyFromEnv(env: NodeJS.ProcessEnv): UpstreamProxySetti
     },
     problems,
   };
-}
-
-/** The proxy a gateway of this URL's scheme is sent through ('' for none), NO_PROXY's exceptions aside. */
-function proxyUrlFor(proxy: UpstreamProxy, gatewayUrl: string): string {
-  return URL.parse(gatewayUrl)?.protocol === 'http:' ? proxy.httpProxyUrl : proxy.httpsProxyUrl;
-}
-
-/**
- * Whether Node's connection error names the proxy's address rather than the gateway's. Through a
- * tunnel the gateway's own connection failures come back as the proxy's answer (a 5xx), so a
- * socket error is the proxy's when it names the proxy's host name (DNS) or its port where the
- * gateway's differs; where both ports match, only an address written as the proxy's URL writes it.
- */
-function failedReachingProxy(error: unknown, proxyUrl: string, gatewayUrl: string): boolean {
-  const proxy = URL.parse(proxyUrl);
-  const gateway = URL.parse(gatewayUrl);
-  if (proxy === null || gateway === null || typeof error !== 'object' || error === null) return false;
-  const failed = error as { hostname?: unknown; address?: unknown; port?: unknown; syscall?: unknown };
-  if (failed.syscall === 'getaddrinfo') return failed.hostname === proxy.hostname && proxy.hostname !== gateway.hostname;
-  if (failed.syscall !== 'connect' || typeof failed.port !== 'number') return false;
-  if (failed.port !== portOf(proxy)) return false;
-  return failed.port !== portOf(gateway) || failed.address === proxy.hostname.replace(/^\[|\]$/g, '');
-}
-
-function portOf(url: URL): number {
-  if (url.port !== '') return Number(url.port);
-  return url.protocol === 'https:' ? 443 : 80;
-}
-
-/** A failed attempt told as the proxy's, where it was: Airlock's code, the proxy as shown, and what happened. */
-export interface ProxyFailure {
-  errorCode: string;
-  proxyShown: string;
-  message: string;
-}
-
-/** `code`: networkFailureCode's, which tells a proxy's refusing answer (core/errorClass.ts). */
-export function proxyFailureOf(error: unknown, code: string | null, proxy: UpstreamProxy | null, gatewayUrl: string): ProxyFailure | null {
-  if (proxy === null) return null;
-  const proxyUrl = proxyUrlFor(proxy, gatewayUrl);
-  if (proxyUrl === '') return null;
-  const shown = proxyShown(proxyUrl);
-  const status = proxyAnswerStatus(error);
-  if (status !== null && code !== null) {
-    const host = URL.parse(gatewayUrl)?.host ?? gatewayUrl;
-    return { errorCode: code, proxyShown: shown, message: `the proxy answered ${status} to Airlock's CONNECT for ${host}` };
-  }
-  const cause = (error as { cause?: unknown } | null)?.cause;
-  for (const link of [error, cause]) {
-    if (failedReachingProxy(link, proxyUrl, gatewayUrl)) {
-      return { errorCode: PROXY_UNREACHABLE_CODE, proxyShown: shown, message: (link as Error).message };
-    }
-  }
-  return null;
 }

@@ -11,7 +11,7 @@ import type { ReasoningEffortRefusals } from '../forward/reasoningEffortRefusals
 import type { MaxTokensRefusals } from '../forward/maxTokensRefusals.ts';
 import { ForwardShutdown, type StopReport } from '../forward/shutdown.ts';
 import { TranslationThread } from '../forward/translation/translationThreadClient.ts';
-import { closeUpstreamAgents } from '../forward/upstreamClient.ts';
+import { closeUpstreamAgents } from '../forward/upstreamAgents.ts';
 import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from '../contracts/defaults.ts';
 import { answerUnexpectedError, createRequestDispatch, sayUnexpectedErrorOnStderr } from './requestDispatch.ts';
 import { busySinceLastCheck, InFlightRequests, startForwardingReclaimer } from './forwardingReclaimer.ts';

@@ -20,7 +20,7 @@ subjectKeyIdentifier = hash
 basicConstraints = CA:FALSE
 keyUsage = critical,digitalSignature
 extendedKeyUsage = serverAuth
-subjectAltName = IP:127.0.0.1
+subjectAltName = IP:127.0.0.1, DNS:gateway.airlock.test
 authorityKeyIdentifier = keyid
 `;
 const VALID_DAYS = '2';
@@ -80,7 +80,7 @@ export function makeCertificateAuthority(dir: string, name: string): TestCertifi
   return { certPem: readFileSync(certPath, 'utf8'), certPath, keyPath };
 }
 
-/** A certificate for 127.0.0.1 signed by `ca`. */
+/** A certificate for 127.0.0.1, and for the gateway name test/support/tinyproxy.ts resolves, signed by `ca`. */
 export function issueServerCertificate(dir: string, ca: TestCertificateAuthority, name: string): TestServerCertificate {
   const keyPath = newKey(dir, name);
   const requestPath = path.join(dir, `${name}.csr`);

@@ -1,8 +1,9 @@
 import type { UpstreamErrorClass } from '../../contracts/errors.ts';
 import { classifyNetworkFailure, classifyUpstreamResponse, networkFailureCode } from '../../core/errorClass.ts';
 import type { UpstreamTarget } from '../../contracts/ports.ts';
-import { fetchUpstreamText, gatewayProxy } from '../../forward/upstreamClient.ts';
-import { proxyFailureOf } from '../../forward/upstreamProxy.ts';
+import { fetchUpstreamText } from '../../forward/upstreamClient.ts';
+import { proxyUrlOf } from '../../forward/upstreamAgents.ts';
+import { proxyFailureOf } from '../../forward/proxyFailures.ts';
 
 /** A test from the window should answer within this, even when the profile allows long streams. */
 export const PROBE_TIMEOUT_MS = 30_000;
@@ -43,7 +44,7 @@ export async function probeGateway(target: UpstreamTarget, method: 'GET' | 'POST
   } catch (error) {
     const code = networkFailureCode(error);
     // Where the proxy in between failed, its own cause and fix: not the base URL's.
-    const networkCode = proxyFailureOf(error, code, gatewayProxy(), target.profile.baseUrl)?.errorCode ?? code;
+    const networkCode = proxyFailureOf(error, code, proxyUrlOf(target.profile.baseUrl), target.profile.baseUrl)?.errorCode ?? code;
     return {
       status: null,
       errorClass: classifyNetworkFailure(error),

@@ -3,7 +3,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { COPY_SLICE_BYTES } from '../../../proxy/core/copyInSlices.ts';
-import { closeUpstreamAgents, dispatchUpstream } from '../../../proxy/forward/upstreamClient.ts';
+import { closeUpstreamAgents } from '../../../proxy/forward/upstreamAgents.ts';
+import { dispatchUpstream } from '../../../proxy/forward/upstreamClient.ts';
 
 interface Received {
   headers: IncomingHttpHeaders;

@@ -1,8 +1,10 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { once } from 'node:events';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { addClientToken } from '../../../proxy/app/profiles/configMutations.ts';
+import { addClientToken, addProfile } from '../../../proxy/app/profiles/configMutations.ts';
 import { openConfigStore } from '../../../proxy/app/profiles/configStore.ts';
 import { generateToken, tokenRecord } from '../../../proxy/http/clientTokens.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
@@ -10,17 +12,20 @@ import { spawnAirlock, type AirlockProcess } from '../../support/airlockBin.ts';
 import { freePort } from '../../support/freePort.ts';
 import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from '../../support/http.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
-import { startTinyproxy, type Tinyproxy } from '../../support/tinyproxy.ts';
+import { GATEWAY_HOST, startTinyproxy, type Tinyproxy } from '../../support/tinyproxy.ts';
 import { issueServerCertificate, makeCertificateAuthority } from '../../support/tlsCertificates.ts';
 
 /**
  * Behind a company's HTTP proxy the tools reach the gateway through it, and so must Airlock: it
  * reads HTTPS_PROXY, HTTP_PROXY, ALL_PROXY and NO_PROXY as curl does. The proxy is a real one
- * (tinyproxy), the gateway the simulator over TLS with a private CA (NODE_EXTRA_CA_CERTS), and
- * Airlock `airlock serve` as a user starts it, with the key from AIRLOCK_API_KEY.
+ * (tinyproxy), the gateway the simulator over TLS with a private CA (NODE_EXTRA_CA_CERTS) under a
+ * name only the network beyond the proxy resolves (GATEWAY_HOST), and Airlock `airlock serve` as a
+ * user starts it, with the key from AIRLOCK_API_KEY.
  */
 const PROXY_USER = { user: 'alice', password: 'sentinel-proxy-password-4b1e' };
 const clientToken = generateToken();
+/** Whatever a failure, the client answers at once: as the OpenAI SDK, it retries by itself. */
+const RETRIES_ITSELF = { 'x-stainless-retry-count': '0' };
 
 let dir: string;
 let caFile: string;
@@ -54,15 +59,30 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** `airlock serve` for the gateway, its environment on top of a clean one (no proxy variable of this machine's). */
-async function serve(gatewayBaseUrl: string, env: Record<string, string>): Promise<number> {
+/** The simulator's base URL under the name only the network beyond the proxy resolves. */
+function beyondProxy(gateway: GatewaySimulator): string {
+  return gateway.baseUrl.replace('127.0.0.1', GATEWAY_HOST);
+}
+
+/**
+ * `airlock serve` with one profile for the gateway (the key from AIRLOCK_API_KEY), its environment on
+ * top of a clean one (no proxy variable of this machine's).
+ */
+async function serve(gatewayBaseUrl: string, env: Record<string, string>, connectTimeoutMs = 10_000): Promise<number> {
   const port = await freePort();
   const dataDir = mkdtempSync(path.join(dir, 'data-'));
   const store = openConfigStore(dataDir);
+  await store.update((config) =>
+    addProfile(
+      config,
+      { id: 'main', name: 'Main', baseUrl: gatewayBaseUrl, timeouts: { connectTimeoutMs, idleTimeoutMs: 60_000, totalTimeoutMs: 600_000 } },
+      { activate: true },
+    ),
+  );
   await store.update((config) => addClientToken(config, tokenRecord('tool', clientToken, null, Date.now())));
   store.close();
   const base = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/_proxy$/i.test(name)));
-  serving = spawnAirlock(['--data-dir', dataDir, 'serve', '--port', String(port), '--base-url', gatewayBaseUrl], {
+  serving = spawnAirlock(['--data-dir', dataDir, 'serve', '--port', String(port)], {
     ...base,
     AIRLOCK_API_KEY: SENTINEL_KEY,
     NODE_EXTRA_CA_CERTS: caFile,
@@ -93,7 +113,7 @@ function expectNoSecretsShown(): void {
 
 describe('gateways reached through an HTTP proxy', () => {
   it('sends to an https gateway through the proxy HTTPS_PROXY names, with its credentials, and says so at start', async () => {
-    const port = await serve(tlsGateway.baseUrl, { HTTPS_PROXY: authProxy.url(PROXY_USER) });
+    const port = await serve(beyondProxy(tlsGateway), { HTTPS_PROXY: authProxy.url(PROXY_USER) });
     const before = authProxy.connects().length;
 
     const whole = await chat(port);
@@ -103,36 +123,49 @@ describe('gateways reached through an HTTP proxy', () => {
     expect(streamed.status).toBe(200);
     expect(streamed.body).toContain('data: [DONE]');
     expect(tlsGateway.received.map((request) => request.path)).toEqual(['/v1/chat/completions', '/v1/chat/completions']);
-    // One tunnel, kept alive for the second request: the gateway's host and port, nothing of the request.
-    const gatewayHost = new URL(tlsGateway.baseUrl).host;
-    expect(authProxy.connects().slice(before)).toEqual([gatewayHost]);
-    expect(findSentinel(authProxy.log())).toBeNull();
+    // One tunnel, kept alive for the second request: the proxy sees the gateway's host and port only.
+    expect(authProxy.connects().slice(before)).toEqual([new URL(beyondProxy(tlsGateway)).host]);
     expect(serving?.stdout()).toContain(`Reaching https:// gateways through http://127.0.0.1:${authProxy.port} (HTTPS_PROXY).`);
     expectNoSecretsShown();
   });
 
-  it('sends to an http gateway through HTTP_PROXY, in a tunnel whose bytes the proxy does not log', async () => {
-    const port = await serve(plainGateway.baseUrl, { HTTP_PROXY: authProxy.url(PROXY_USER) });
+  it('sends to an http gateway through HTTP_PROXY, in a tunnel', async () => {
+    const port = await serve(beyondProxy(plainGateway), { HTTP_PROXY: authProxy.url(PROXY_USER) });
     const before = authProxy.connects().length;
 
     expect((await chat(port)).status).toBe(200);
 
-    expect(authProxy.connects().slice(before)).toEqual([new URL(plainGateway.baseUrl).host]);
-    expect(findSentinel(authProxy.log())).toBeNull();
+    expect(authProxy.connects().slice(before)).toEqual([new URL(beyondProxy(plainGateway)).host]);
   });
 
-  it('reaches a gateway NO_PROXY names directly, with the proxy down', async () => {
+  it.each<[string, Record<string, string>]>([
+    ['a gateway NO_PROXY names', { HTTPS_PROXY: 'proxy', NO_PROXY: `localhost,.airlock.test` }],
+    ['an https gateway where only HTTP_PROXY is set, as curl does', { HTTP_PROXY: 'proxy' }],
+  ])('goes directly to %s: here its name resolves only beyond the proxy', async (_name, env) => {
+    const named = Object.fromEntries(
+      Object.entries(env).map(([name, value]) => [name, value === 'proxy' ? authProxy.url(PROXY_USER) : value]),
+    );
+    const port = await serve(beyondProxy(tlsGateway), named);
+    const before = authProxy.connects().length;
+
+    const answer = await chat(port, chatBody(), RETRIES_ITSELF);
+
+    expect(answer.status).toBe(502);
+    expect(errorOf(answer).code).toBe('ENOTFOUND');
+    expect(authProxy.connects().slice(before)).toEqual([]);
+  });
+
+  it('reaches a gateway on this computer directly, whatever the proxy variables say', async () => {
     const closedPort = await freePort();
-    const port = await serve(tlsGateway.baseUrl, { HTTPS_PROXY: `http://127.0.0.1:${closedPort}`, NO_PROXY: 'localhost,127.0.0.1' });
+    const port = await serve(tlsGateway.baseUrl, { HTTPS_PROXY: `http://127.0.0.1:${closedPort}` });
 
     expect((await chat(port)).status).toBe(200);
-    expect(serving?.stdout()).toContain('directly to localhost,127.0.0.1 (NO_PROXY)');
   });
 });
 
 describe('a proxy that fails Airlock', () => {
   it('wanting credentials: the client gets the cause and fix, naming the proxy; nothing reaches the gateway, and nothing is resent', async () => {
-    const port = await serve(tlsGateway.baseUrl, { HTTPS_PROXY: authProxy.url() });
+    const port = await serve(beyondProxy(tlsGateway), { HTTPS_PROXY: authProxy.url() });
     const before = authProxy.connects().length;
 
     // A plain client (no retries of its own): Airlock's retries would apply.
@@ -152,13 +185,13 @@ describe('a proxy that fails Airlock', () => {
   it("refusing the gateway's port by its rules (403): the answer names the proxy's rules", async () => {
     const strictProxy = await startTinyproxy({ connectPorts: [443] });
     try {
-      const port = await serve(tlsGateway.baseUrl, { https_proxy: strictProxy.url() });
+      const port = await serve(beyondProxy(tlsGateway), { https_proxy: strictProxy.url() });
 
       const answer = await chat(port);
 
       expect(answer.status).toBe(502);
       expect(errorOf(answer)).toMatchObject({ code: 'proxy_refused', message: expect.stringContaining('the proxy answered 403') });
-      expect(errorOf(answer).message).toContain("A 403 is the proxy's rules");
+      expect(errorOf(answer).message).toContain('many proxies open tunnels to port 443 alone');
       expect(strictProxy.connects()).toHaveLength(1);
       expect(tlsGateway.received).toHaveLength(0);
     } finally {
@@ -168,10 +201,9 @@ describe('a proxy that fails Airlock', () => {
 
   it('not running: the answer says Airlock could not reach the proxy, not the gateway', async () => {
     const closedPort = await freePort();
-    const port = await serve(tlsGateway.baseUrl, { HTTPS_PROXY: `http://127.0.0.1:${closedPort}` });
+    const port = await serve(beyondProxy(tlsGateway), { HTTPS_PROXY: `http://127.0.0.1:${closedPort}` });
 
-    // As the OpenAI SDK sends it: the client retries by itself, so Airlock answers at once.
-    const answer = await chat(port, chatBody(), { 'x-stainless-retry-count': '0' });
+    const answer = await chat(port, chatBody(), RETRIES_ITSELF);
 
     expect(answer.status).toBe(502);
     const error = errorOf(answer);
@@ -181,11 +213,32 @@ describe('a proxy that fails Airlock', () => {
     expect(tlsGateway.received).toHaveLength(0);
   });
 
+  it("taking the connection and never answering: a connect timeout that names the proxy, within the profile's connect timeout", async () => {
+    const silent = net.createServer(() => undefined);
+    silent.listen(0, '127.0.0.1');
+    await once(silent, 'listening');
+    try {
+      const silentUrl = `http://127.0.0.1:${(silent.address() as AddressInfo).port}`;
+      const port = await serve(beyondProxy(tlsGateway), { HTTPS_PROXY: silentUrl }, 1000);
+
+      // Bounded by the 1 s connect timeout: undici's own wait for a CONNECT's answer is 300 s.
+      const answer = await chat(port, chatBody(), RETRIES_ITSELF);
+
+      expect(answer.status).toBe(504);
+      const error = errorOf(answer);
+      expect(error.code).toBe('proxy_no_answer');
+      expect(error.message).toContain('did not answer within connectTimeoutMs');
+      expect(error.message).not.toContain('idleTimeoutMs');
+    } finally {
+      silent.close();
+    }
+  });
+
   it('that the gateway is down behind: the proxy could not connect to the gateway', async () => {
     const closedPort = await freePort();
-    const port = await serve(`https://127.0.0.1:${closedPort}/v1`, { HTTPS_PROXY: authProxy.url(PROXY_USER) });
+    const port = await serve(`https://${GATEWAY_HOST}:${closedPort}/v1`, { HTTPS_PROXY: authProxy.url(PROXY_USER) });
 
-    const answer = await chat(port, chatBody(), { 'x-stainless-retry-count': '0' });
+    const answer = await chat(port, chatBody(), RETRIES_ITSELF);
 
     expect(answer.status).toBe(502);
     expect(errorOf(answer)).toMatchObject({
@@ -195,7 +248,7 @@ describe('a proxy that fails Airlock', () => {
     expectNoSecretsShown();
   });
 
-  it('named as a SOCKS proxy, which Airlock cannot use: said at start, and gateways are reached directly', async () => {
+  it('named as a SOCKS proxy, which Airlock cannot use: a notice at start, and gateways are reached directly', async () => {
     const port = await serve(tlsGateway.baseUrl, { ALL_PROXY: `socks5://${PROXY_USER.user}:${PROXY_USER.password}@127.0.0.1:1080` });
 
     expect((await chat(port)).status).toBe(200);

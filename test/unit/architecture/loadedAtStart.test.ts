@@ -2,7 +2,7 @@ import { execFileSync } from 'node:child_process';
 import { realpathSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { Agent, loadEnvHttpProxyAgent } from '../../../proxy/forward/undiciAgent.ts';
+import { Agent, loadProxyClasses } from '../../../proxy/forward/undiciAgent.ts';
 
 const ROOT = resolve(import.meta.dirname, '../../..');
 
@@ -36,7 +36,7 @@ describe("what the app's modules load", () => {
 
   it("loads undici's proxy agent only for a proxy", async () => {
     const undici = await import('undici');
-    expect(loadEnvHttpProxyAgent()).toBe(undici.EnvHttpProxyAgent);
+    expect(loadProxyClasses()).toEqual({ EnvHttpProxyAgent: undici.EnvHttpProxyAgent, Pool: undici.Pool });
     const undiciDir = realpathSync(resolve(ROOT, 'node_modules/undici'));
     expect(loaded.files).not.toContain(resolve(undiciDir, 'lib/dispatcher/proxy-agent.js'));
   });

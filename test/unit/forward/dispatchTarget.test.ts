@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { gatewayPlaceOf } from '../../../proxy/forward/upstreamAgents.ts';
 import { dispatchTarget } from '../../../proxy/forward/upstreamClient.ts';
 
 describe('dispatchTarget', () => {
@@ -11,9 +12,9 @@ describe('dispatchTarget', () => {
     ['https://gateway.example/v1/a/../b/./c', 'https://gateway.example', '/v1/b/c'],
     ['https://gateway.example/v1/x?q=a b', 'https://gateway.example', '/v1/x?q=a%20b'],
   ])('%s', (url, origin, path) => {
-    for (let time = 0; time < 2; time += 1) expect(dispatchTarget(url)).toEqual({ origin, path });
+    for (let time = 0; time < 2; time += 1) expect(dispatchTarget(url)).toMatchObject({ origin, path });
     const parsed = new URL(url);
-    expect(dispatchTarget(url)).toEqual({ origin: parsed.origin, path: `${parsed.pathname}${parsed.search}` });
+    expect(dispatchTarget(url)).toEqual({ origin: parsed.origin, path: `${parsed.pathname}${parsed.search}`, place: gatewayPlaceOf(parsed) });
   });
 
   it('throws for text that is no URL, as new URL does', () => {

@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildClientError } from '../../../proxy/core/clientError.ts';
-import { networkFailureCode } from '../../../proxy/core/errorClass.ts';
-import { proxyFailureOf, proxyShown, upstreamProxyFromEnv, type UpstreamProxy } from '../../../proxy/forward/upstreamProxy.ts';
+import { proxyShown, upstreamProxyFromEnv, type UpstreamProxy } from '../../../proxy/forward/upstreamProxy.ts';
 
 describe('upstreamProxyFromEnv', () => {
   it.each<[string, NodeJS.ProcessEnv, Partial<UpstreamProxy> | null]>([
@@ -61,12 +60,25 @@ describe('upstreamProxyFromEnv', () => {
       /ALL_PROXY names a socks5 proxy \(socks5:\/\/127\.0\.0\.1:1080\)/,
     ],
     ['a value that is no URL', { HTTPS_PROXY: 'http://' }, /HTTPS_PROXY is not a proxy URL/],
+    [
+      'a password whose / is not percent-encoded, which would make its start the host and port',
+      { HTTPS_PROXY: 'http://alice:1234/sentinel-proxy-password@proxy.corp:3128' },
+      /HTTPS_PROXY is not a proxy URL Airlock can read \(percent-encode/,
+    ],
   ])('ignores %s, and says so once', (_name, env, said) => {
     const { proxy, problems } = upstreamProxyFromEnv(env);
     expect(proxy).toBeNull();
     expect(problems).toHaveLength(1);
     expect(problems[0]).toMatch(said);
     expect(problems[0]).not.toContain('sentinel-proxy-password');
+  });
+
+  it("says NO_PROXY's address ranges match nothing", () => {
+    const { proxy, problems } = upstreamProxyFromEnv({ HTTPS_PROXY: 'http://p:1', NO_PROXY: 'localhost,10.0.0.0/8 192.168.0.0/16' });
+    expect(proxy?.noProxy).toBe('localhost,10.0.0.0/8 192.168.0.0/16');
+    expect(problems).toEqual([
+      "NO_PROXY's 10.0.0.0/8, 192.168.0.0/16 is an address range, which Airlock does not read: name the hosts instead",
+    ]);
   });
 
   it('keeps a usable proxy beside an unusable one', () => {
@@ -83,83 +95,6 @@ describe('proxyShown', () => {
     ['not a url', '(a proxy URL that does not parse)'],
   ])('%s -> %s', (url, shown) => {
     expect(proxyShown(url)).toBe(shown);
-  });
-});
-
-const PROXY = upstreamProxyFromEnv({
-  HTTPS_PROXY: 'http://alice:sentinel-proxy-password@proxy.corp:3128',
-  HTTP_PROXY: 'http://10.0.0.9:8080',
-}).proxy;
-
-/** A Node connection error as net.connect and dns.lookup make them. */
-function connectError(code: string, address: string, port: number): Error {
-  return Object.assign(new Error(`connect ${code} ${address}:${port}`), { code, syscall: 'connect', address, port });
-}
-function lookupError(hostname: string): Error {
-  return Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND', syscall: 'getaddrinfo', hostname });
-}
-function proxyAnswered(status: number): Error {
-  return Object.assign(new Error(`Proxy response (${status}) !== 200 when HTTP Tunneling`), {
-    name: 'AbortError',
-    code: 'UND_ERR_ABORTED',
-  });
-}
-
-describe('proxyFailureOf: a failure told as the proxy', () => {
-  it.each<[string, Error, string, { errorCode: string; proxyShown: string; message: string } | null]>([
-    [
-      'a refused tunnel',
-      proxyAnswered(407),
-      'https://api.gateway.example/v1',
-      {
-        errorCode: 'proxy_refused',
-        proxyShown: 'http://proxy.corp:3128',
-        message: "the proxy answered 407 to Airlock's CONNECT for api.gateway.example",
-      },
-    ],
-    [
-      'a gateway the proxy could not reach',
-      proxyAnswered(503),
-      'https://api.gateway.example:8443/v1',
-      {
-        errorCode: 'proxy_gateway_unreachable',
-        proxyShown: 'http://proxy.corp:3128',
-        message: expect.stringContaining('api.gateway.example:8443'),
-      },
-    ],
-    [
-      'the proxy not running (its port)',
-      connectError('ECONNREFUSED', '10.1.2.3', 3128),
-      'https://api.gateway.example/v1',
-      { errorCode: 'proxy_unreachable', proxyShown: 'http://proxy.corp:3128', message: 'connect ECONNREFUSED 10.1.2.3:3128' },
-    ],
-    [
-      "the proxy's name not resolving",
-      new TypeError('fetch failed', { cause: lookupError('proxy.corp') }),
-      'https://api.gateway.example/v1',
-      { errorCode: 'proxy_unreachable', proxyShown: 'http://proxy.corp:3128', message: 'getaddrinfo ENOTFOUND proxy.corp' },
-    ],
-    [
-      "an http:// gateway's proxy, at the proxy's literal address",
-      connectError('ECONNREFUSED', '10.0.0.9', 8080),
-      'http://gateway.lan:8080/v1',
-      { errorCode: 'proxy_unreachable', proxyShown: 'http://10.0.0.9:8080', message: 'connect ECONNREFUSED 10.0.0.9:8080' },
-    ],
-    [
-      'a gateway in NO_PROXY reached directly (its own port)',
-      connectError('ECONNREFUSED', '10.1.2.3', 443),
-      'https://api.gateway.example/v1',
-      null,
-    ],
-    ["a gateway's name not resolving (reached directly)", lookupError('api.gateway.example'), 'https://api.gateway.example/v1', null],
-    ['the same port, a named proxy: not told apart', connectError('ECONNREFUSED', '10.0.0.1', 3128), 'https://gw.example:3128/v1', null],
-    ['a reset', Object.assign(new Error('other side closed'), { code: 'UND_ERR_SOCKET' }), 'https://api.gateway.example/v1', null],
-  ])('%s', (_name, error, gatewayUrl, expected) => {
-    expect(proxyFailureOf(error, networkFailureCode(error), PROXY, gatewayUrl)).toEqual(expected);
-  });
-
-  it('tells nothing without a proxy', () => {
-    expect(proxyFailureOf(proxyAnswered(407), 'proxy_refused', null, 'https://api.gateway.example/v1')).toBeNull();
   });
 });
 

@@ -46,6 +46,7 @@ import { openSeededLog } from './seededLog.ts';
 import { onProcessProblem } from '../core/processProblems.ts';
 import { reachGatewaysThrough } from '../forward/upstreamAgents.ts';
 import { upstreamProxyFromEnv } from '../forward/upstreamProxy.ts';
+import { toolsThroughProxyWarning } from './connect/toolsProxyBypass.ts';
 
 export interface AirlockOptions {
   dataDir: string;
@@ -203,6 +204,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   const proxyProblems = proxySetting.problems.length > 0 ? proxySetting.problems.map((problem) => `${problem}.`).join(' ') : null;
   if (proxySetting.proxy !== null) notices.push([proxySetting.proxy.description, proxyProblems].filter(Boolean).join(' '));
   else notice('upstream_proxy', proxyProblems);
+  notice('tools_through_proxy', toolsThroughProxyWarning(options.env));
   if (envKey) notice('environment_key', `Using the gateway key from AIRLOCK_API_KEY for profile "${envKey.profileId}" for this run only.`);
   const controlToken = await loadControlToken(secrets);
   const controlTokens = new ControlTokens(controlToken.token, controlToken.persisted);

@@ -21,6 +21,7 @@ export type NoticeKind =
   | 'translation_failed'
   | 'os_certificates_unreadable'
   | 'upstream_proxy'
+  | 'tools_through_proxy'
   | 'unexpected_error';
 
 export interface Notice {

@@ -126,6 +126,10 @@ describe('gateways reached through an HTTP proxy', () => {
     // One tunnel, kept alive for the second request: the proxy sees the gateway's host and port only.
     expect(authProxy.connects().slice(before)).toEqual([new URL(beyondProxy(tlsGateway)).host]);
     expect(serving?.stdout()).toContain(`Reaching https:// gateways through http://127.0.0.1:${authProxy.port} (HTTPS_PROXY).`);
+    // The tools started in this environment would send their requests for Airlock to the proxy too.
+    expect(serving?.stdout()).toContain(
+      `Note: Tools started with this environment send their requests for Airlock, with its client token and your prompts, through the proxy http://127.0.0.1:${authProxy.port} (HTTPS_PROXY)`,
+    );
     expectNoSecretsShown();
   });
 
@@ -139,7 +143,7 @@ describe('gateways reached through an HTTP proxy', () => {
   });
 
   it.each<[string, Record<string, string>]>([
-    ['a gateway NO_PROXY names', { HTTPS_PROXY: 'proxy', NO_PROXY: `localhost,.airlock.test` }],
+    ['a gateway NO_PROXY names', { HTTPS_PROXY: 'proxy', NO_PROXY: `localhost,127.0.0.1,.airlock.test` }],
     ['an https gateway where only HTTP_PROXY is set, as curl does', { HTTP_PROXY: 'proxy' }],
   ])('goes directly to %s: here its name resolves only beyond the proxy', async (_name, env) => {
     const named = Object.fromEntries(
@@ -153,6 +157,7 @@ describe('gateways reached through an HTTP proxy', () => {
     expect(answer.status).toBe(502);
     expect(errorOf(answer).code).toBe('ENOTFOUND');
     expect(authProxy.connects().slice(before)).toEqual([]);
+    expect(serving?.stdout().includes('Tools started with this environment')).toBe(!('NO_PROXY' in env));
   });
 
   it('reaches a gateway on this computer directly, whatever the proxy variables say', async () => {

@@ -14,7 +14,11 @@ describe('dispatchTarget', () => {
   ])('%s', (url, origin, path) => {
     for (let time = 0; time < 2; time += 1) expect(dispatchTarget(url)).toMatchObject({ origin, path });
     const parsed = new URL(url);
-    expect(dispatchTarget(url)).toEqual({ origin: parsed.origin, path: `${parsed.pathname}${parsed.search}`, place: gatewayPlaceOf(parsed) });
+    expect(dispatchTarget(url)).toEqual({
+      origin: parsed.origin,
+      path: `${parsed.pathname}${parsed.search}`,
+      place: gatewayPlaceOf(parsed),
+    });
   });
 
   it('throws for text that is no URL, as new URL does', () => {

@@ -1,0 +1,43 @@
+import { proxyShown } from '../../forward/upstreamProxy.ts';
+
+/**
+ * Whether the tools started with this environment reach Airlock directly. Probed with the real tools
+ * (2026-11-29: Claude Code 2.1, Codex 0.169, Continue's cn 1.5, curl 7.88, Python requests and httpx):
+ * with a proxy variable set, each sends its requests for http://127.0.0.1:<port> to the proxy unless
+ * NO_PROXY names 127.0.0.1 as written. `localhost` helps none of them (Continue rewrites localhost to
+ * 127.0.0.1 before it compares), and an address range only some. Then a company proxy, which cannot
+ * reach this computer's 127.0.0.1, fails the tool, and gets its Airlock client token and prompts in
+ * clear text (a plain-http request through a proxy carries its headers to it).
+ */
+const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY', 'all_proxy', 'ALL_PROXY'] as const;
+/** Claude Code reads the lower-case one first on one path, curl only it: both must name Airlock. */
+const NO_PROXY_VARIABLES = ['no_proxy', 'NO_PROXY'] as const;
+/** What every probed tool matches for a base URL of http://127.0.0.1:<port>. */
+const BYPASS_ENTRY = /^(\*|127\.0\.0\.1(:\d+)?)$/;
+
+function set(env: NodeJS.ProcessEnv, name: string): string | null {
+  const value = env[name]?.trim();
+  return value ? value : null;
+}
+
+/** Whether a NO_PROXY value lets every probed tool reach Airlock directly. */
+export function namesAirlock(noProxy: string): boolean {
+  return noProxy.split(/[,\s]+/).some((entry) => BYPASS_ENTRY.test(entry));
+}
+
+/** The warning for an environment whose tools would send Airlock's requests to a proxy; null when they would not. */
+export function toolsThroughProxyWarning(env: NodeJS.ProcessEnv): string | null {
+  const proxyVariable = PROXY_VARIABLES.find((name) => set(env, name) !== null);
+  if (proxyVariable === undefined) return null;
+  const noProxies = NO_PROXY_VARIABLES.map((name) => ({ name, value: set(env, name) }));
+  const given = noProxies.filter(({ value }) => value !== null);
+  // A tool reads the one that is set; with both set, some read each.
+  if (given.length > 0 && given.every(({ value }) => namesAirlock(value!))) return null;
+  const lacking = noProxies.filter(({ value }) => value === null || !namesAirlock(value)).map(({ name }) => name);
+  const proxyValue = set(env, proxyVariable)!;
+  const proxy = proxyShown(proxyValue.includes('://') ? proxyValue : `http://${proxyValue}`);
+  return (
+    `Tools started with this environment send their requests for Airlock, with its client token and your prompts, through the proxy ${proxy} (${proxyVariable}), ` +
+    `which cannot reach this computer's Airlock: ${lacking.join(' and ')} ${lacking.length > 1 ? 'do' : 'does'} not name 127.0.0.1`
+  );
+}

@@ -77,11 +77,15 @@ export function dispatchTarget(url: string): DispatchTarget {
   return target;
 }
 
-function dispatchOptions(request: UpstreamRequest): Dispatcher.DispatchOptions {
-  const { origin, path } = dispatchTarget(request.url);
+/** Dispatch options with the gateway's place, which picks the dispatcher (undici ignores the member). */
+type PlacedOptions = Dispatcher.DispatchOptions & { place: GatewayPlace };
+
+function dispatchOptions(request: UpstreamRequest): PlacedOptions {
+  const { origin, path, place } = dispatchTarget(request.url);
   return {
     origin,
     path,
+    place,
     method: request.method as Dispatcher.HttpMethod,
     headers: request.headers,
     body: bodyOf(request),
@@ -104,7 +108,7 @@ export interface UpstreamResponse {
 export function dispatchUpstream(request: UpstreamRequest): Promise<UpstreamResponse> {
   const { signal } = request;
   if (signal.aborted) return Promise.reject(signal.reason);
-  let options: Dispatcher.DispatchOptions;
+  let options: PlacedOptions;
   try {
     // Before the abort listener: a URL that does not parse must not leave one behind.
     options = dispatchOptions(request);
@@ -122,7 +126,7 @@ export function dispatchUpstream(request: UpstreamRequest): Promise<UpstreamResp
  */
 function dispatchAttempt(
   request: UpstreamRequest,
-  options: Dispatcher.DispatchOptions,
+  options: PlacedOptions,
   resolve: (response: UpstreamResponse) => void,
   reject: (error: unknown) => void,
 ): void {
@@ -139,7 +143,7 @@ function dispatchAttempt(
   let codedBytes = 0;
   let attemptFailed = false;
   const attemptSocket = request.onIdleClose === undefined ? null : new AttemptSocket();
-  const { place } = dispatchTarget(request.url);
+  const { place } = options;
   const fresh = request.freshConnection === true;
   const dispatcher = fresh ? freshAgentFor(place, request.connectTimeoutMs) : agentFor(place, request.connectTimeoutMs);
   // Once its one request is over (undici's close waits for it), not at once: a dispatcher closed

@@ -24,6 +24,11 @@ import { issueServerCertificate, makeCertificateAuthority } from '../../support/
  */
 const PROXY_USER = { user: 'alice', password: 'sentinel-proxy-password-4b1e' };
 const clientToken = generateToken();
+/**
+ * A port nothing listens on (tcpmux's, privileged): a free port picked at random may be taken by another
+ * test file's server by the time it is used.
+ */
+const CLOSED_PORT = 1;
 /** Whatever a failure, the client answers at once: as the OpenAI SDK, it retries by itself. */
 const RETRIES_ITSELF = { 'x-stainless-retry-count': '0' };
 
@@ -161,8 +166,7 @@ describe('gateways reached through an HTTP proxy', () => {
   });
 
   it('reaches a gateway on this computer directly, whatever the proxy variables say', async () => {
-    const closedPort = await freePort();
-    const port = await serve(tlsGateway.baseUrl, { HTTPS_PROXY: `http://127.0.0.1:${closedPort}` });
+    const port = await serve(tlsGateway.baseUrl, { HTTPS_PROXY: `http://127.0.0.1:${CLOSED_PORT}` });
 
     expect((await chat(port)).status).toBe(200);
   });
@@ -205,8 +209,7 @@ describe('a proxy that fails Airlock', () => {
   });
 
   it('not running: the answer says Airlock could not reach the proxy, not the gateway', async () => {
-    const closedPort = await freePort();
-    const port = await serve(beyondProxy(tlsGateway), { HTTPS_PROXY: `http://127.0.0.1:${closedPort}` });
+    const port = await serve(beyondProxy(tlsGateway), { HTTPS_PROXY: `http://127.0.0.1:${CLOSED_PORT}` });
 
     const answer = await chat(port, chatBody(), RETRIES_ITSELF);
 
@@ -214,7 +217,7 @@ describe('a proxy that fails Airlock', () => {
     const error = errorOf(answer);
     expect(error.code).toBe('proxy_unreachable');
     expect(error.message).toContain('Airlock could not connect to the HTTP proxy');
-    expect(error.message).toContain(`ECONNREFUSED 127.0.0.1:${closedPort}`);
+    expect(error.message).toContain(`ECONNREFUSED 127.0.0.1:${CLOSED_PORT}`);
     expect(tlsGateway.received).toHaveLength(0);
   });
 
@@ -240,8 +243,7 @@ describe('a proxy that fails Airlock', () => {
   });
 
   it('that the gateway is down behind: the proxy could not connect to the gateway', async () => {
-    const closedPort = await freePort();
-    const port = await serve(`https://${GATEWAY_HOST}:${closedPort}/v1`, { HTTPS_PROXY: authProxy.url(PROXY_USER) });
+    const port = await serve(`https://${GATEWAY_HOST}:${CLOSED_PORT}/v1`, { HTTPS_PROXY: authProxy.url(PROXY_USER) });
 
     const answer = await chat(port, chatBody(), RETRIES_ITSELF);
 

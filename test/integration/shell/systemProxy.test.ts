@@ -12,7 +12,7 @@ import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/in
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { memorySecretStore } from '../../support/memorySecretStore.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
-import { startTinyproxy, type Tinyproxy } from '../../support/tinyproxy.ts';
+import { GATEWAY_HOST, startTinyproxy, type Tinyproxy } from '../../support/tinyproxy.ts';
 
 /**
  * The desktop app, started without a shell, has no HTTPS_PROXY: it asks the OS settings through
@@ -22,13 +22,16 @@ const clientToken = generateToken();
 let gateway: GatewaySimulator;
 let proxy: Tinyproxy;
 let dataDir: string;
+/** The gateway under a name only the network beyond the proxy resolves (test/support/tinyproxy.ts). */
+let gatewayUrl: string;
 
 beforeAll(async () => {
   gateway = await startGatewaySimulator({ validKeys: [SENTINEL_KEY] });
   proxy = await startTinyproxy();
+  gatewayUrl = gateway.baseUrl.replace('127.0.0.1', GATEWAY_HOST);
   dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-system-proxy-'));
   const store = openConfigStore(dataDir);
-  await store.update((config) => addProfile(config, { id: 'work', name: 'Work', baseUrl: gateway.baseUrl }, { activate: true }));
+  await store.update((config) => addProfile(config, { id: 'work', name: 'Work', baseUrl: gatewayUrl }, { activate: true }));
   await store.update((config) => addClientToken(config, tokenRecord('tool', clientToken, null, Date.now())));
   store.close();
 });
@@ -57,7 +60,7 @@ describe('the desktop app behind the proxy the OS settings name', () => {
     });
     try {
       // The answer came at once: the proxy is set before the request's turn comes.
-      await expect.poll(() => asked).toEqual([gateway.baseUrl]);
+      await expect.poll(() => asked).toEqual([gatewayUrl]);
       const answer = await rawRequest(`${runtime.proxy.url}/v1/chat/completions`, {
         method: 'POST',
         headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
@@ -65,7 +68,7 @@ describe('the desktop app behind the proxy the OS settings name', () => {
       });
 
       expect(answer.status).toBe(200);
-      expect(proxy.connects()).toEqual([new URL(gateway.baseUrl).host]);
+      expect(proxy.connects()).toEqual([new URL(gatewayUrl).host]);
     } finally {
       await runtime.stop(0);
     }

@@ -53,7 +53,7 @@ export function noProxyForTool(name: (typeof NO_PROXY_VARIABLES)[number], curren
 export function proxyBypassNote(toolTitle: string, written: readonly string[], env: NodeJS.ProcessEnv): string {
   const proxyVariable = proxyVariableSet(env);
   const why = proxyVariable
-    ? `${proxyVariable} is set here, and unless its NO_PROXY names 127.0.0.1, ${toolTitle} sends its requests for Airlock, with the client token and your prompts, to that proxy, which cannot reach this computer`
+    ? `${proxyVariable} is set here, and without it ${toolTitle} sends its requests for Airlock, with the client token and your prompts, to that proxy, which cannot reach this computer`
     : `so that a proxy set where ${toolTitle} runs never gets its requests for Airlock`;
   return `Wrote ${written.join(' and ')} for ${toolTitle}: ${why}.`;
 }

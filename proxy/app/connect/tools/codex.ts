@@ -127,7 +127,9 @@ export const codexAdapter: ToolAdapter = {
     return found ? { baseUrl, key: found.key, location: `model_providers.${String(config.model_provider)}: ${found.location}` } : null;
   },
   secretValues(files) {
-    return [...secretsInTree(parsed(files)), ...parseDotenv(files[ENV] ?? null).values()].filter((value) => value.length >= 8);
+    // Every .env value but the proxy bypass, a host list the preview must show (masking 127.0.0.1 would hide the base URL too).
+    const dotenvValues = [...parseDotenv(files[ENV] ?? null)].filter(([name]) => name.toUpperCase() !== NO_PROXY).map(([, value]) => value);
+    return [...secretsInTree(parsed(files)), ...dotenvValues].filter((value) => value.length >= 8);
   },
   proxyBypass(files) {
     const noProxy = parseDotenv(files[ENV] ?? null).get(NO_PROXY);

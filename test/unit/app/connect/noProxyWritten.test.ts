@@ -95,7 +95,7 @@ describe('connect says what it wrote, and undo puts the values back after later 
     const applied = await harness.service.apply('claude-code', { model: 'claude-sonnet-4-5' });
     expect(applied.notes).toEqual([
       'Wrote env.NO_PROXY=internal.example,127.0.0.1 and env.no_proxy=shell.example,127.0.0.1 for Claude Code: HTTPS_PROXY is set here, ' +
-        'and unless its NO_PROXY names 127.0.0.1, Claude Code sends its requests for Airlock, with the client token and your prompts, to that proxy, which cannot reach this computer.',
+        'and without it Claude Code sends its requests for Airlock, with the client token and your prompts, to that proxy, which cannot reach this computer.',
     ]);
     // Claude Code rewrites settings.json as it runs (a permission approved): undo goes setting by setting.
     const settings = JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;

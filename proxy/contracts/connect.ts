@@ -81,6 +81,8 @@ export interface ConnectPlanResponse {
   tokenCreated: boolean;
   /** Set when the request asked to import: the profile the key would go to. */
   importProfileId: string | null;
+  /** What the setup writes besides the tool's URL, token and model, and why: the proxy bypass (toolsProxyBypass.ts). */
+  notes: string[];
 }
 
 export interface ConnectApplyResponse extends ConnectPlanResponse {

@@ -32,6 +32,7 @@ import { chooseImportProfile, type ImportProfile } from './importProfile.ts';
 import { fileChange, masker, type SecretLabel } from './preview.ts';
 import { ConnectError, ConnectFileError, type FoundGateway, movedKeyPlaceholder, type ToolAdapter, type ToolFiles } from './toolAdapter.ts';
 import { adapterFor, TOOL_ADAPTERS } from './tools/index.ts';
+import { proxyBypassNote } from './toolsProxyBypass.ts';
 import { undoneText } from './undoFile.ts';
 
 export interface ConnectDeps {
@@ -63,6 +64,7 @@ interface Prepared {
   found: FoundGateway | null;
   importProfile: ImportProfile | null;
   labels: SecretLabel[];
+  notes: string[];
 }
 
 /**
@@ -261,7 +263,11 @@ export class ConnectService {
       model: request.model,
       dropGatewayKey: importProfile !== null,
       nowMs: this.#deps.nowMs(),
+      env: this.#deps.env,
     });
+    const bypassBefore = new Set(adapter.proxyBypass?.(files));
+    const bypassWritten = adapter.proxyBypass?.({ ...files, ...after }).filter((setting) => !bypassBefore.has(setting)) ?? [];
+    const notes = bypassWritten.length > 0 ? [proxyBypassNote(adapter.title, bypassWritten, this.#deps.env)] : [];
     // A tool left without a model asks the gateway for its built-in default (Codex's OpenAI model, Claude
     // Code's claude-*), which the gateway may not serve: its first request would fail with model not found.
     // The user names the model; Airlock never picks one, since the model sets what the tool spends.
@@ -282,7 +288,7 @@ export class ConnectService {
         label: `<secret …${secret.slice(-4)}>`,
       })),
     ];
-    return { adapter, paths, before: files, after, token, found, importProfile, labels };
+    return { adapter, paths, before: files, after, token, found, importProfile, labels, notes };
   }
 
   #response(prepared: Prepared): ConnectPlanResponse {
@@ -295,6 +301,7 @@ export class ConnectService {
       tokenName: prepared.token.name,
       tokenCreated: prepared.token.created,
       importProfileId: prepared.importProfile?.id ?? null,
+      notes: prepared.notes,
     };
   }
 

@@ -2,10 +2,11 @@
  * `.env` files (NAME=value lines, `#` comments, optional `export ` and quotes) as the dotenv
  * family reads them. Edits replace or drop the one line of a name and append a new name at the
  * end; every other line, comments included, stays byte for byte. The values Airlock writes are
- * client tokens (letters, digits, `_`, `-`), which need no quoting.
+ * client tokens (letters, digits, `_`, `-`) and NO_PROXY lists (host names, addresses, `,`, `*`,
+ * `[::1]`), which need no quoting.
  */
 const LINE = /^\s*(?:export\s+)?([A-Za-z_][A-Za-z0-9_.]*)\s*=\s*(.*?)\s*$/;
-const PLAIN_VALUE = /^[A-Za-z0-9_.\-:/]+$/;
+const PLAIN_VALUE = /^[A-Za-z0-9_.\-:/,*[\]]+$/;
 
 export function parseDotenv(text: string | null): Map<string, string> {
   const values = new Map<string, string>();

@@ -19,6 +19,8 @@ export interface ConnectSettings {
   model?: string | undefined;
   /** Remove the gateway key `gateway()` found (it was moved to the keychain). */
   dropGatewayKey?: boolean;
+  /** The environment connect runs in: with a proxy set there, the tool's own NO_PROXY gets 127.0.0.1 (toolsProxyBypass.ts). */
+  env?: NodeJS.ProcessEnv;
   /** When the setup runs, for a tool whose entries carry the time they were saved (Cline's `updatedAt`); now when absent. */
   nowMs?: number;
 }
@@ -57,6 +59,8 @@ export interface ToolAdapter {
   gateway(files: ToolFiles, proxyUrl: string): FoundGateway | null;
   /** Every value the files hold under a key-, token- or password-like name: masked in previews. */
   secretValues(files: ToolFiles): string[];
+  /** The settings that make the tool skip a proxy for Airlock, as `where=value`: connect says which it wrote. */
+  proxyBypass?(files: ToolFiles): string[];
   /** The roles whose files undo reads as settings, putting back each one Airlock changed (else it takes out Airlock's lines). */
   settingsFormats?: Record<string, SettingsFormat>;
 }

@@ -14,6 +14,8 @@ const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY
 const NO_PROXY_VARIABLES = ['no_proxy', 'NO_PROXY'] as const;
 /** What every probed tool matches for a base URL of http://127.0.0.1:<port>. */
 const BYPASS_ENTRY = /^(\*|127\.0\.0\.1(:\d+)?)$/;
+/** The entry connect adds: the host of the base URL it writes. */
+export const AIRLOCK_HOST = '127.0.0.1';
 
 function set(env: NodeJS.ProcessEnv, name: string): string | null {
   const value = env[name]?.trim();
@@ -25,10 +27,41 @@ export function namesAirlock(noProxy: string): boolean {
   return noProxy.split(/[,\s]+/).some((entry) => BYPASS_ENTRY.test(entry));
 }
 
+/** The first proxy variable set in `env`, or null: tools started with it use no proxy. */
+export function proxyVariableSet(env: NodeJS.ProcessEnv): string | null {
+  return PROXY_VARIABLES.find((name) => set(env, name) !== null) ?? null;
+}
+
+/**
+ * The value `airlock connect` writes for `name` in a tool's own environment settings so it reaches
+ * Airlock directly when `env` (connect's own) sets a proxy; null when it writes none: no proxy, or
+ * the tool's value names 127.0.0.1 already. The tool's value replaces the shell's for the tool and
+ * the commands it runs, so the user's exceptions stay in it: the value the tool has (`current`),
+ * else the environment's under that name, else under the other case, plus 127.0.0.1.
+ */
+export function noProxyForTool(name: (typeof NO_PROXY_VARIABLES)[number], current: unknown, env: NodeJS.ProcessEnv): string | null {
+  if (proxyVariableSet(env) === null) return null;
+  const own = typeof current === 'string' && current.trim() !== '' ? current : null;
+  if (own !== null && namesAirlock(own)) return null;
+  const otherCase = name === 'NO_PROXY' ? 'no_proxy' : 'NO_PROXY';
+  const entries = (own ?? set(env, name) ?? set(env, otherCase) ?? '').split(/[,\s]+/).filter((entry) => entry !== '');
+  // Comma-separated: every probed tool splits on commas, and a .env value without spaces needs no quotes.
+  return [...entries, ...(namesAirlock(entries.join(',')) ? [] : [AIRLOCK_HOST])].join(',');
+}
+
+/** What connect says of the bypass it wrote into a tool's settings (`env.NO_PROXY=…`), and why. */
+export function proxyBypassNote(toolTitle: string, written: readonly string[], env: NodeJS.ProcessEnv): string {
+  const proxyVariable = proxyVariableSet(env);
+  const why = proxyVariable
+    ? `${proxyVariable} is set here, and without it ${toolTitle} sends its requests for Airlock, with the client token and your prompts, to that proxy, which cannot reach this computer`
+    : `so that a proxy set where ${toolTitle} runs never gets its requests for Airlock`;
+  return `Wrote ${written.join(' and ')} for ${toolTitle}: ${why}.`;
+}
+
 /** The warning for an environment whose tools would send Airlock's requests to a proxy; null when they would not. */
 export function toolsThroughProxyWarning(env: NodeJS.ProcessEnv): string | null {
-  const proxyVariable = PROXY_VARIABLES.find((name) => set(env, name) !== null);
-  if (proxyVariable === undefined) return null;
+  const proxyVariable = proxyVariableSet(env);
+  if (proxyVariable === null) return null;
   const noProxies = NO_PROXY_VARIABLES.map((name) => ({ name, value: set(env, name) }));
   const given = noProxies.filter(({ value }) => value !== null);
   // A tool reads the one that is set; with both set, some read each.

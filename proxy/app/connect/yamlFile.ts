@@ -1,5 +1,5 @@
 import { isDeepStrictEqual } from 'node:util';
-import { type Document, isMap, isScalar, isSeq, parseDocument, Scalar, stringify } from 'yaml';
+import { type Document, isMap, isScalar, isSeq, type Node, parseDocument, Scalar, stringify, type YAMLMap } from 'yaml';
 import { isRecord } from '../../core/isRecord.ts';
 import { byteOrderMarkOf, withoutByteOrderMark } from '../../core/byteOrderMark.ts';
 import { ConnectFileError } from './toolAdapter.ts';
@@ -29,7 +29,8 @@ export type YamlPath = readonly (string | number)[];
 
 /**
  * The text with the value at `path` set (undefined: removed). A scalar replaced by a scalar is
- * rewritten at the range the parser found it, every other byte kept; anything else goes through the
+ * rewritten at the range the parser found it, and a key new to a block mapping is added as a line
+ * after the mapping's last (a list or mapping value in flow style), every other byte kept; anything else goes through the
  * document model, printed in the file's own indentation, sequence style and line ends (the printer
  * keeps comments but not, say, the spaces before one). The result is read back and must hold
  * exactly the intended values, else the edit is refused rather than written.
@@ -50,6 +51,12 @@ export function setYamlValue(text: string, fileName: string, path: YamlPath, val
     const edited = `${body.slice(0, start)}${stringify(value).trimEnd()}${body.slice(end)}`;
     document.setIn(path, value);
     return checked(byteOrderMarkOf(text) + edited, document, fileName);
+  }
+  const parent = document.getIn(path.slice(0, -1), true);
+  if (node === undefined && value !== undefined && isMap(parent) && !parent.flow) {
+    const added = withKeyAdded(text, parent, path.at(-1)!, value);
+    document.setIn(path, document.createNode(value));
+    if (added !== null && sameValues(added, document)) return added;
   }
   if (value === undefined) document.deleteIn(path);
   else document.setIn(path, document.createNode(value));
@@ -103,6 +110,27 @@ export function appendYamlItem(text: string, fileName: string, path: YamlPath, v
   return checked(byteOrderMarkOf(text) + edited, document, fileName);
 }
 
+/** The text with `key: value` as a line after the block mapping's last entry, lined up with its first key; null when their places are unknown. */
+function withKeyAdded(text: string, map: YAMLMap, key: string | number, value: unknown): string | null {
+  const body = withoutByteOrderMark(text);
+  const firstKey = map.items[0]?.key as Node | undefined;
+  const lastPair = map.items.at(-1);
+  const lastNode = (lastPair?.value ?? lastPair?.key) as Node | null | undefined;
+  if (!firstKey?.range || !lastNode?.range) return null;
+  const keyStart = firstKey.range[0];
+  const column = keyStart - (body.lastIndexOf('\n', keyStart - 1) + 1);
+  const eol = body.includes('\r\n') ? '\r\n' : '\n';
+  const shown = stringify(value, { collectionStyle: 'flow', flowCollectionPadding: false, lineWidth: 0 }).trimEnd();
+  const line = `${' '.repeat(column)}${stringify(key).trimEnd()}: ${shown}${eol}`;
+  let at = lastNode.range[1];
+  if (at > 0 && body[at - 1] !== '\n') {
+    const lineEnd = body.indexOf('\n', at);
+    at = lineEnd === -1 ? body.length : lineEnd + 1;
+  }
+  const before = body.slice(0, at);
+  return `${byteOrderMarkOf(text)}${before}${before.endsWith('\n') ? '' : eol}${line}${body.slice(at)}`;
+}
+
 function isPlainValue(value: unknown): value is string | number | boolean {
   return typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean';
 }
@@ -117,9 +145,14 @@ function printed(document: Document.Parsed, original: string): string {
   return byteOrderMarkOf(original) + (body.includes('\r\n') ? out.replace(/\r?\n/g, '\r\n') : out);
 }
 
-function checked(text: string, intended: Document.Parsed, fileName: string): string {
+/** Whether the text reads back as exactly the intended document. */
+function sameValues(text: string, intended: Document.Parsed): boolean {
   const reread = parseDocument(withoutByteOrderMark(text));
-  if (reread.errors.length > 0 || !isDeepStrictEqual(reread.toJS(), intended.toJS())) {
+  return reread.errors.length === 0 && isDeepStrictEqual(reread.toJS(), intended.toJS());
+}
+
+function checked(text: string, intended: Document.Parsed, fileName: string): string {
+  if (!sameValues(text, intended)) {
     throw new ConnectFileError(`${fileName} could not be edited without changing other settings: make the change by hand`);
   }
   return text;

@@ -72,7 +72,7 @@ function ToolCard({ tool, model, onChanged }: { tool: ConnectToolStatus; model: 
       const plan = await api.planConnect(tool.id, request);
       const token = plan.tokenCreated ? `a new client token "${plan.tokenName}"` : `client token "${plan.tokenName}"`;
       const imported = plan.importProfileId ? ` The gateway key moves to the keychain as profile "${plan.importProfileId}".` : '';
-      return { kind: 'preview', changes: plan.changes, note: `Applying writes ${token}.${imported}` };
+      return { kind: 'preview', changes: plan.changes, note: [`Applying writes ${token}.${imported}`, ...plan.notes].join(' ') };
     }, false);
   const apply = () =>
     run(async () => {
@@ -80,7 +80,11 @@ function ToolCard({ tool, model, onChanged }: { tool: ConnectToolStatus; model: 
       const imported = applied.importProfileId ? ` The gateway key is now in the keychain (profile "${applied.importProfileId}").` : '';
       return {
         kind: 'done',
-        message: `${tool.title} now uses Airlock with client token "${applied.tokenName}". ${applied.backupId ? `Backup ${applied.backupId}.` : 'It was already set up: nothing was written.'}${imported}`,
+        message: [
+          `${tool.title} now uses Airlock with client token "${applied.tokenName}".`,
+          `${applied.backupId ? `Backup ${applied.backupId}.` : 'It was already set up: nothing was written.'}${imported}`,
+          ...applied.notes,
+        ].join(' '),
       };
     }, true);
   const undo = () =>

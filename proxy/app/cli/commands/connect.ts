@@ -98,6 +98,7 @@ async function runForTool(
   if (options.dryRun) {
     const plan = await service.plan(tool, request);
     printChanges(plan.changes, deps);
+    for (const note of plan.notes) writeLine(deps.stderr, note);
     writeLine(
       deps.stderr,
       `Dry run: nothing was written. The setup would use client token "${plan.tokenName}"${plan.tokenCreated ? ' (created when applied)' : ''}.`,
@@ -106,6 +107,7 @@ async function runForTool(
   }
   const applied = await service.apply(tool, request);
   printChanges(applied.changes, deps);
+  for (const note of applied.notes) writeLine(deps.stderr, note);
   if (applied.importProfileId)
     writeLine(deps.stderr, `The gateway key is now in the OS keychain, in profile "${applied.importProfileId}".`);
   const token = `${applied.tokenCreated ? 'Created' : 'Used'} client token "${applied.tokenName}".`;

@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { editJsonc, jsoncSettings, parseJsonc, type JsonEdit } from '../jsoncFile.ts';
+import { noProxyForTool } from '../toolsProxyBypass.ts';
 import { asRecord, isAirlockUrl, modelId, plainKey, secretsInTree, type ToolAdapter, type ToolFiles } from '../toolAdapter.ts';
 
 /**
@@ -29,6 +30,13 @@ const PROVIDER_SWITCHES = [
   'CLAUDE_CODE_USE_GATEWAY',
 ];
 
+/**
+ * Both cases: Claude Code reads `NO_PROXY || no_proxy` on one path and `no_proxy || NO_PROXY` on
+ * another, and the settings env replaces only the name it sets, so a shell's lower-case no_proxy
+ * would win over an upper-case one alone (probed with 2.1.197, report T of session 29).
+ */
+const NO_PROXY_NAMES = ['NO_PROXY', 'no_proxy'] as const;
+
 function switchedOn(value: unknown): boolean {
   return typeof value === 'string' && ['1', 'true', 'yes', 'on'].includes(value.trim().toLowerCase());
 }
@@ -52,6 +60,11 @@ export const claudeCodeAdapter: ToolAdapter = {
       ...PROVIDER_SWITCHES.map((name) => ({ path: ['env', name], value: undefined })),
     ];
     if (settings.model) edits.push({ path: ['env', MODEL], value: settings.model });
+    const env = envBlock(files, 'settings.json');
+    for (const name of NO_PROXY_NAMES) {
+      const noProxy = noProxyForTool(name, env[name], settings.env ?? {});
+      if (noProxy !== null) edits.push({ path: ['env', name], value: noProxy });
+    }
     return { [CONFIG]: editJsonc(files[CONFIG] ?? null, edits, 'settings.json') };
   },
   airlockToken(files, proxyUrl) {
@@ -73,6 +86,10 @@ export const claudeCodeAdapter: ToolAdapter = {
   },
   secretValues(files) {
     return secretsInTree(parseJsonc(files[CONFIG] ?? null, 'settings.json'));
+  },
+  proxyBypass(files) {
+    const env = envBlock(files, 'settings.json');
+    return NO_PROXY_NAMES.filter((name) => typeof env[name] === 'string').map((name) => `env.${name}=${String(env[name])}`);
   },
   settingsFormats: { [CONFIG]: jsoncSettings('settings.json') },
 };

@@ -1,6 +1,7 @@
 import path from 'node:path';
 import { parse, patch } from '@decimalturn/toml-patch';
 import { parseDotenv, setDotenv } from '../dotenvFile.ts';
+import { noProxyForTool } from '../toolsProxyBypass.ts';
 import {
   asRecord,
   ConnectFileError,
@@ -31,6 +32,12 @@ const ENV = 'env';
 const PROVIDER_ID = 'airlock';
 /** Not CODEX_-prefixed: Codex ignores such names in its .env file. */
 export const CODEX_TOKEN_VARIABLE = 'AIRLOCK_API_KEY';
+/**
+ * Codex's HTTP client (reqwest) reads NO_PROXY before no_proxy, and .env values are set over the
+ * shell's, so this one name makes Codex reach Airlock directly (probed with 0.169.0, report T of
+ * session 29; https://docs.rs/reqwest/latest/reqwest/struct.NoProxy.html).
+ */
+const NO_PROXY = 'NO_PROXY';
 /** New tables as `[model_providers.airlock]` sections, not inline tables. */
 const FORMAT = { inlineTableStart: 3 };
 
@@ -93,6 +100,8 @@ export const codexAdapter: ToolAdapter = {
     updated.model_providers = providers;
     updated.model_provider = PROVIDER_ID;
     if (settings.model) updated.model = settings.model;
+    const noProxy = noProxyForTool(NO_PROXY, parseDotenv(envText).get(NO_PROXY), settings.env ?? {});
+    if (noProxy !== null) envText = setDotenv(envText, NO_PROXY, noProxy);
     const text = files[CONFIG] ?? '';
     return {
       [CONFIG]: patch(text, updated, FORMAT),
@@ -118,7 +127,13 @@ export const codexAdapter: ToolAdapter = {
     return found ? { baseUrl, key: found.key, location: `model_providers.${String(config.model_provider)}: ${found.location}` } : null;
   },
   secretValues(files) {
-    return [...secretsInTree(parsed(files)), ...parseDotenv(files[ENV] ?? null).values()].filter((value) => value.length >= 8);
+    // Every .env value but the proxy bypass, a host list the preview must show (masking 127.0.0.1 would hide the base URL too).
+    const dotenvValues = [...parseDotenv(files[ENV] ?? null)].filter(([name]) => name.toUpperCase() !== NO_PROXY).map(([, value]) => value);
+    return [...secretsInTree(parsed(files)), ...dotenvValues].filter((value) => value.length >= 8);
+  },
+  proxyBypass(files) {
+    const noProxy = parseDotenv(files[ENV] ?? null).get(NO_PROXY);
+    return noProxy === undefined ? [] : [`${NO_PROXY}=${noProxy} in .env`];
   },
   settingsFormats: {
     // Codex saves its own settings into config.toml with toml_edit (a /model choice, a trusted directory).

@@ -12,6 +12,7 @@ import {
   type ToolAdapter,
   type ToolFiles,
 } from '../toolAdapter.ts';
+import { AIRLOCK_HOST, namesAirlock } from '../toolsProxyBypass.ts';
 import { appendYamlItem, setYamlValue, yamlMappingDocument } from '../yamlFile.ts';
 
 /**
@@ -68,6 +69,32 @@ function foundGateway(files: ToolFiles, proxyUrl: string): { entry: ModelEntry; 
   return null;
 }
 
+/**
+ * Every model sent through Airlock gets `requestOptions.noProxy` naming 127.0.0.1, merged into a list
+ * it has: cn sends its requests for Airlock to an HTTP_PROXY of the environment unless it or NO_PROXY
+ * names that address (probed with cn 1.5.47, report T of session 29). Written whether or not a proxy
+ * is set where connect runs, since the tool may start elsewhere: it covers only Airlock's entries.
+ * Source: continuedev/continue packages/fetch/src/util.ts (shouldBypassProxy reads requestOptions.noProxy).
+ */
+function withProxyBypass(text: string, proxyUrl: string): string {
+  let edited = text;
+  for (const entry of modelEntries(text).filter((candidate) => pointsAtAirlock(candidate, proxyUrl))) {
+    const at = ['models', entry.index, 'requestOptions'];
+    const options = entry.fields.requestOptions;
+    const noProxy = asRecord(options)?.noProxy;
+    if (options === undefined) edited = setYamlValue(edited, FILE_NAME, at, { noProxy: [AIRLOCK_HOST] });
+    else if (asRecord(options) === null || (noProxy !== undefined && !Array.isArray(noProxy))) {
+      throw new ConnectFileError(
+        `${FILE_NAME}: "requestOptions" of model "${String(entry.fields.name)}" is not a mapping with a "noProxy" list, where Airlock adds ${AIRLOCK_HOST}: fix or move the file, then connect again`,
+      );
+    } else if (noProxy === undefined) edited = setYamlValue(edited, FILE_NAME, [...at, 'noProxy'], [AIRLOCK_HOST]);
+    else if (!noProxy.some((host) => typeof host === 'string' && namesAirlock(host))) {
+      edited = setYamlValue(edited, FILE_NAME, [...at, 'noProxy'], [...noProxy, AIRLOCK_HOST]);
+    }
+  }
+  return edited;
+}
+
 function uniqueName(entries: readonly ModelEntry[], wanted: string): string {
   const taken = new Set(entries.map((entry) => entry.fields.name));
   let name = wanted;
@@ -114,7 +141,7 @@ export const continueAdapter: ToolAdapter = {
         'Continue lists each model by name: choose the model Continue should ask Airlock for, then connect again.',
       );
     }
-    return { [CONFIG]: text };
+    return { [CONFIG]: withProxyBypass(text, settings.proxyUrl) };
   },
   airlockToken(files, proxyUrl) {
     const entry = modelEntries(files[CONFIG] ?? null).find((candidate) => pointsAtAirlock(candidate, proxyUrl));
@@ -135,6 +162,12 @@ export const continueAdapter: ToolAdapter = {
   },
   secretValues(files) {
     return secretsInTree(values(files[CONFIG] ?? null));
+  },
+  proxyBypass(files) {
+    return modelEntries(files[CONFIG] ?? null).flatMap(({ index, fields }) => {
+      const noProxy = asRecord(fields.requestOptions)?.noProxy;
+      return Array.isArray(noProxy) ? [`models[${index}].requestOptions.noProxy=${noProxy.join(',')}`] : [];
+    });
   },
   settingsFormats: { [CONFIG]: modelsByName() },
 };

@@ -45,6 +45,15 @@ describe('airlock connect', () => {
     expect((await connect('codex', '--model', 'gw-model')).stderr).not.toContain('no profile is active');
   });
 
+  it('says it writes the NO_PROXY bypass and why, in a dry run and when applying', async () => {
+    const env = { HTTP_PROXY: 'http://proxy.corp:3128' };
+    const note = 'Wrote NO_PROXY=127.0.0.1 in .env for Codex CLI: HTTP_PROXY is set here';
+    const planned = await runAirlock(dataDir, secrets, ['connect', 'codex', '--model', 'gpt-5', '--dry-run'], '', homeDir, env);
+    expect(planned.stdout).toContain('+NO_PROXY=127.0.0.1');
+    expect(planned.stderr).toContain(note);
+    expect((await runAirlock(dataDir, secrets, ['connect', 'codex', '--model', 'gpt-5'], '', homeDir, env)).stderr).toContain(note);
+  });
+
   it('--dry-run prints the diff and writes nothing', async () => {
     writeFileSync(aiderFile(), '# my options\ndark-mode: true\n');
     const run = await connect('aider', '--dry-run', '--model', 'deepseek-chat');

@@ -19,7 +19,8 @@ export interface ConnectHarness {
   close(): void;
 }
 
-export function connectHarness(): ConnectHarness {
+/** `env` is the environment connect runs in (its proxy variables decide the tools' NO_PROXY). */
+export function connectHarness(env: NodeJS.ProcessEnv = {}): ConnectHarness {
   const root = mkdtempSync(path.join(tmpdir(), 'airlock-connect-'));
   const homeDir = path.join(root, 'home');
   const dataDir = path.join(root, 'data');
@@ -30,7 +31,7 @@ export function connectHarness(): ConnectHarness {
   let clock = Date.UTC(2026, 10, 26, 1, 2, 3);
   const service = new ConnectService({
     homeDir,
-    env: {},
+    env,
     dataDir,
     config: store,
     secrets,

@@ -36,6 +36,7 @@ interface ContinueModel {
   apiBase?: string;
   apiKey?: string;
   roles?: string[];
+  requestOptions?: Record<string, unknown>;
 }
 const modelsIn = (text: string) => (parseYaml(text) as { models: ContinueModel[] }).models;
 
@@ -50,6 +51,7 @@ describe('the Continue adapter', () => {
       model: 'gpt-5',
       apiBase: `${PROXY_URL}/v1`,
       apiKey: TOKEN,
+      requestOptions: { noProxy: ['127.0.0.1'] },
     });
     expect(continueAdapter.airlockToken({ config: written }, PROXY_URL)).toBe(TOKEN);
     expect(continueAdapter.gateway({ config: written }, PROXY_URL)).toMatchObject({
@@ -61,7 +63,11 @@ describe('the Continue adapter', () => {
   it('with the key imported, sends the gateway’s entries through Airlock, changing only their apiBase and apiKey in place', () => {
     const written = continueAdapter.connect({ config: CONFIG, legacy: null }, { proxyUrl: PROXY_URL, token: TOKEN, dropGatewayKey: true })
       .config!;
-    expect(written).toBe(CONFIG.replace('https://gw.example.com/v1', `${PROXY_URL}/v1`).replace(SENTINEL_KEY, TOKEN));
+    expect(written).toBe(
+      CONFIG.replace('https://gw.example.com/v1', `${PROXY_URL}/v1`)
+        .replace(SENTINEL_KEY, TOKEN)
+        .replace('      - edit\n', '      - edit\n    requestOptions: {noProxy: [127.0.0.1]}\n'),
+    );
     expect(findSentinel(written)).toBeNull();
   });
 
@@ -74,7 +80,7 @@ describe('the Continue adapter', () => {
     const config = 'name: Local\r\nversion: 1.0.0\r\nschema: v1\r\nmodels:\r\n- name: Mine\r\n  provider: ollama\r\n  model: llama3\r\n';
     const written = continueAdapter.connect({ config, legacy: null }, { proxyUrl: PROXY_URL, token: TOKEN, model: 'gpt-5' }).config!;
     expect(written).toBe(
-      `${config}- name: gpt-5 (Airlock)\r\n  provider: openai\r\n  model: gpt-5\r\n  apiBase: ${PROXY_URL}/v1\r\n  apiKey: ${TOKEN}\r\n`,
+      `${config}- name: gpt-5 (Airlock)\r\n  provider: openai\r\n  model: gpt-5\r\n  apiBase: ${PROXY_URL}/v1\r\n  apiKey: ${TOKEN}\r\n  requestOptions: {noProxy: [127.0.0.1]}\r\n`,
     );
   });
 

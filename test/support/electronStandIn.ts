@@ -266,6 +266,8 @@ export const electronModule = {
   ),
   session: {
     defaultSession: {
+      // The OS settings' proxy for a URL, as Chromium answers without any (electron/logic/systemProxy.ts).
+      resolveProxy: async () => 'DIRECT',
       setPermissionRequestHandler: () => undefined,
       setPermissionCheckHandler: () => undefined,
       webRequest: { onHeadersReceived: () => undefined },

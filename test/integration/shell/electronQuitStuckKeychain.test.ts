@@ -105,7 +105,8 @@ describe('the desktop app while the keychain does not answer', () => {
   it('quits with a keychain call held, and the keychain helper holding it is killed at quit', async () => {
     await seededDataDir();
     const app = startDesktopApp();
-    const exited = once(app.child, 'exit');
+    // 'close', not 'exit': by then its stdout is read to the end, so every event it printed is in.
+    const exited = once(app.child, 'close');
     await app.recorded((event) => /^window:load http:\/\/127\.0\.0\.1:\d+\/_airlock\//.test(event));
 
     holdKeychainCalls(keychainDir);

@@ -33,8 +33,8 @@ import type { PausedClient } from './logic/appState.ts';
 import type { Notice } from '../proxy/contracts/notices.ts';
 import type { ConfigSource } from '../proxy/app/configOverlay.ts';
 import { reachGatewaysThrough } from '../proxy/forward/upstreamAgents.ts';
-import { upstreamProxyFromEnv } from '../proxy/forward/upstreamProxy.ts';
-import { environmentNamesProxy, systemProxyVariables } from './logic/systemProxy.ts';
+import { proxyVariableSet, upstreamProxyFromEnv } from '../proxy/forward/upstreamProxy.ts';
+import { systemProxyVariables } from './logic/systemProxy.ts';
 
 export interface DesktopRuntime {
   proxy: ProxyHandle;
@@ -83,7 +83,8 @@ export async function startDesktopRuntime(options: DesktopRuntimeOptions): Promi
     dataDirArgument: dataDirArgument(options.dataDir, host),
   });
   const resolveProxy = options.resolveProxy;
-  if (resolveProxy !== undefined && !environmentNamesProxy(process.env)) followSystemProxy(airlock.config, resolveProxy);
+  // A proxy the environment names wins over the OS settings, as for the tools.
+  if (resolveProxy !== undefined && proxyVariableSet(process.env) === null) followSystemProxy(airlock.config, resolveProxy);
   const keychainFailure = unusableKeychain(airlock.config.snapshot(), airlock.keys);
   if (keychainFailure !== null) {
     // The desktop app takes keys from the keychain only: without one it shows the fix instead.

@@ -8,13 +8,6 @@
  * become those variables.
  */
 
-const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY', 'all_proxy', 'ALL_PROXY'] as const;
-
-/** Whether the environment names a proxy itself: it then wins over the OS settings, as for the tools. */
-export function environmentNamesProxy(env: NodeJS.ProcessEnv): boolean {
-  return PROXY_VARIABLES.some((name) => (env[name]?.trim() ?? '') !== '');
-}
-
 /** PAC's proxy kinds Airlock speaks to, as the proxy URL's scheme; SOCKS and QUIC are skipped to the next entry. */
 const USABLE_KINDS: Record<string, string> = { PROXY: 'http', HTTPS: 'https' };
 

@@ -148,9 +148,7 @@ function dispatchAttempt(
   const dispatcher = fresh ? freshAgentFor(place, request.connectTimeoutMs) : agentFor(place, request.connectTimeoutMs);
   // Once its one request is over (undici's close waits for it), not at once: a dispatcher closed
   // before its tunnel was asked for could not open one ("The client is closed").
-  const attemptOver = (): void => {
-    if (fresh) dispatcher.close().catch(ignoreFailure);
-  };
+  const attemptOver = fresh ? (): void => void dispatcher.close().catch(ignoreFailure) : null;
   dispatcher.dispatch(options, {
     onRequestStart(started) {
       controller = started;
@@ -194,7 +192,7 @@ function dispatchAttempt(
     },
     onResponseEnd() {
       settled();
-      attemptOver();
+      attemptOver?.();
       attemptSocket?.answered();
       // No bytes has no coded form (a decoder fed nothing fails): a HEAD's answer, a 204 or a 304
       // carries its GET's Content-Encoding with no body (RFC 9110 sections 9.3.2, 15.3.5, 15.4.5).
@@ -208,7 +206,7 @@ function dispatchAttempt(
       attemptFailed = true;
       attemptSocket?.ended();
       settled();
-      attemptOver();
+      attemptOver?.();
       decoder?.destroy();
       if (body !== null) body.fail(error);
       else if (controller === null && !osStoreTriedBefore && !signal.aborted && trustedOsStoreFor(options, error)) {

@@ -31,13 +31,32 @@ interface Named {
   value: string;
 }
 
-/** The first set variable of the names, lower case before upper case as curl and undici read them. */
+/** Every variable that names a proxy, lower case before upper case as curl and undici read them. */
+const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY', 'all_proxy', 'ALL_PROXY'] as const;
+
+/** A variable's value, trimmed; null when unset or blank (a blank one means none, as curl reads it). */
+export function variableSet(env: NodeJS.ProcessEnv, name: string): string | null {
+  const value = env[name]?.trim();
+  return value ? value : null;
+}
+
+/** The first set variable of the names. */
 function firstSet(env: NodeJS.ProcessEnv, names: readonly string[]): Named | null {
   for (const variable of names) {
-    const value = env[variable]?.trim();
-    if (value) return { variable, value };
+    const value = variableSet(env, variable);
+    if (value !== null) return { variable, value };
   }
   return null;
+}
+
+/** The first proxy variable set in `env`, or null: nothing started with it goes through a proxy. */
+export function proxyVariableSet(env: NodeJS.ProcessEnv): string | null {
+  return firstSet(env, PROXY_VARIABLES)?.variable ?? null;
+}
+
+/** A proxy value as a URL: one without a scheme is http://, as curl takes it. */
+export function withScheme(value: string): string {
+  return value.includes('://') ? value : `${DEFAULT_PROXY_SCHEME}${value}`;
 }
 
 /** The proxy URL without its user name and password, for text a user sees. */
@@ -49,7 +68,7 @@ export function proxyShown(url: string): string {
 
 /** A named value as a proxy URL Airlock can use, or the problem with it. */
 function usableProxy(named: Named): { url: string } | { problem: string } {
-  const text = named.value.includes('://') ? named.value : `${DEFAULT_PROXY_SCHEME}${named.value}`;
+  const text = withScheme(named.value);
   const url = URL.parse(text);
   if (url === null || url.hostname === '') return { problem: `${named.variable} is not a proxy URL Airlock can read, so it is ignored` };
   // A password with / ? or # not percent-encoded ends the host early: the rest, the real host included, became a path.

@@ -1,4 +1,4 @@
-import { proxyShown } from '../../forward/upstreamProxy.ts';
+import { proxyShown, proxyVariableSet, variableSet as set, withScheme } from '../../forward/upstreamProxy.ts';
 
 /**
  * Whether the tools started with this environment reach Airlock directly. Probed with the real tools
@@ -9,7 +9,6 @@ import { proxyShown } from '../../forward/upstreamProxy.ts';
  * reach this computer's 127.0.0.1, fails the tool, and gets its Airlock client token and prompts in
  * clear text (a plain-http request through a proxy carries its headers to it).
  */
-const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY', 'all_proxy', 'ALL_PROXY'] as const;
 /** Claude Code reads the lower-case one first on one path, curl only it: both must name Airlock. */
 const NO_PROXY_VARIABLES = ['no_proxy', 'NO_PROXY'] as const;
 /** What every probed tool matches for a base URL of http://127.0.0.1:<port>. */
@@ -17,19 +16,9 @@ const BYPASS_ENTRY = /^(\*|127\.0\.0\.1(:\d+)?)$/;
 /** The entry connect adds: the host of the base URL it writes. */
 export const AIRLOCK_HOST = '127.0.0.1';
 
-function set(env: NodeJS.ProcessEnv, name: string): string | null {
-  const value = env[name]?.trim();
-  return value ? value : null;
-}
-
 /** Whether a NO_PROXY value lets every probed tool reach Airlock directly. */
 export function namesAirlock(noProxy: string): boolean {
   return noProxy.split(/[,\s]+/).some((entry) => BYPASS_ENTRY.test(entry));
-}
-
-/** The first proxy variable set in `env`, or null: tools started with it use no proxy. */
-export function proxyVariableSet(env: NodeJS.ProcessEnv): string | null {
-  return PROXY_VARIABLES.find((name) => set(env, name) !== null) ?? null;
 }
 
 /**
@@ -68,7 +57,7 @@ export function toolsThroughProxyWarning(env: NodeJS.ProcessEnv): string | null 
   if (given.length > 0 && given.every(({ value }) => namesAirlock(value!))) return null;
   const lacking = noProxies.filter(({ value }) => value === null || !namesAirlock(value)).map(({ name }) => name);
   const proxyValue = set(env, proxyVariable)!;
-  const proxy = proxyShown(proxyValue.includes('://') ? proxyValue : `http://${proxyValue}`);
+  const proxy = proxyShown(withScheme(proxyValue));
   return (
     `Tools started with this environment send their requests for Airlock, with its client token and your prompts, through the proxy ${proxy} (${proxyVariable}), ` +
     `which cannot reach this computer's Airlock: ${lacking.join(' and ')} ${lacking.length > 1 ? 'do' : 'does'} not name 127.0.0.1`

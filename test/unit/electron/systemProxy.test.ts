@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { environmentNamesProxy, proxyUrlOfPacAnswer, systemProxyVariables } from '../../../electron/logic/systemProxy.ts';
+import { proxyUrlOfPacAnswer, systemProxyVariables } from '../../../electron/logic/systemProxy.ts';
 
 describe('proxyUrlOfPacAnswer', () => {
   it.each<[string, string | null]>([
@@ -52,17 +52,5 @@ describe('systemProxyVariables', () => {
     ['a base URL that does not parse is left out', [{ url: 'not a url', pacAnswer: 'PROXY p.corp:8080' }], {}],
   ])('%s', (_name, gateways, expected) => {
     expect(systemProxyVariables(gateways)).toEqual(expected);
-  });
-});
-
-describe('environmentNamesProxy', () => {
-  it.each<[NodeJS.ProcessEnv, boolean]>([
-    [{}, false],
-    [{ NO_PROXY: 'localhost' }, false],
-    [{ HTTPS_PROXY: ' ' }, false],
-    [{ https_proxy: 'http://p:1' }, true],
-    [{ ALL_PROXY: 'http://p:1' }, true],
-  ])('%j -> %s', (env, expected) => {
-    expect(environmentNamesProxy(env)).toBe(expected);
   });
 });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { buildClientError } from '../../../proxy/core/clientError.ts';
-import { proxyShown, upstreamProxyFromEnv, type UpstreamProxy } from '../../../proxy/forward/upstreamProxy.ts';
+import { proxyShown, proxyVariableSet, upstreamProxyFromEnv, type UpstreamProxy } from '../../../proxy/forward/upstreamProxy.ts';
 
 describe('upstreamProxyFromEnv', () => {
   it.each<[string, NodeJS.ProcessEnv, Partial<UpstreamProxy> | null]>([
@@ -115,5 +115,18 @@ describe("a proxy's failure in the client's error", () => {
     expect(error.message).toContain('(profile "work", base URL https://api.gateway.example/v1, through the proxy http://proxy.corp:3128)');
     expect(error.message).not.toContain('Check the network, VPN or firewall');
     expect(error.code).toBe(errorCode);
+  });
+});
+
+describe('proxyVariableSet', () => {
+  it.each<[NodeJS.ProcessEnv, string | null]>([
+    [{}, null],
+    [{ NO_PROXY: 'localhost' }, null],
+    [{ HTTPS_PROXY: ' ' }, null],
+    [{ https_proxy: 'http://p:1' }, 'https_proxy'],
+    [{ HTTP_PROXY: 'http://p:1', https_proxy: 'http://q:2' }, 'https_proxy'],
+    [{ ALL_PROXY: 'http://p:1' }, 'ALL_PROXY'],
+  ])('%j -> %s', (env, expected) => {
+    expect(proxyVariableSet(env)).toBe(expected);
   });
 });

@@ -68,11 +68,6 @@ export function agentFor(place: GatewayPlace, connectTimeoutMs: number): Dispatc
   return agent;
 }
 
-/** A dispatcher of its own for one request, closed by its caller once the request is over. */
-export function freshAgentFor(place: GatewayPlace, connectTimeoutMs: number): Dispatcher {
-  return newAgent(proxyUrlFor(place), connectTimeoutMs);
-}
-
 /** The proxy a gateway's URL is sent through ('' for none; NO_PROXY's exceptions aside), for words about a failure. */
 export function proxyUrlOf(gatewayUrl: string): string {
   const url = URL.parse(gatewayUrl);

@@ -65,13 +65,13 @@ export interface AttemptsInput {
 /** Sends the request until an answer counts, retrying per docs/gateway-spec.md §7 and retryPolicy.ts. */
 export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsResult> {
   const { plan, profile, trace, watch } = input;
-  // At most one resend after an idle close (closedWhileIdle), on a connection of its own.
-  let idleCloseResend: 'none' | 'next' | 'done' = 'none';
+  // At most one resend after an idle close (closedWhileIdle). It meets no other stale connection:
+  // undici's pool hands a request to its first client not busy, which was the one whose connection
+  // closed (it took the request first), so the resend makes it a new connection (idleClose.test.ts).
+  let resentAfterIdleClose = false;
   for (;;) {
     let reachedSocket = false;
     let closedIdle = false;
-    const freshConnection = idleCloseResend === 'next';
-    if (freshConnection) idleCloseResend = 'done';
     let response: UpstreamResponse;
     try {
       response = await dispatchUpstream({
@@ -91,7 +91,6 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
         onIdleClose: () => {
           closedIdle = true;
         },
-        freshConnection,
       });
     } catch (error) {
       // Ended unanswered (the client gone, a timeout, a reset): judged before the abort returns, since it may be billed.
@@ -103,11 +102,11 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
       if (refused) return { kind: 'refused', refusal: refused };
       const aborted = watch.reason();
       if (aborted !== null) return { kind: 'aborted', reason: aborted };
-      if (closedIdle && idleCloseResend === 'none') {
+      if (closedIdle && !resentAfterIdleClose) {
         // At once, whatever the policy and the client's own retries: the gateway has not read it.
         trace.resentBeyondPolicy();
         trace.notedLater(IDLE_CLOSE_NOTE);
-        idleCloseResend = 'next';
+        resentAfterIdleClose = true;
         continue;
       }
       const errorClass = classifyNetworkFailure(error);

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { Readable, type Transform } from 'node:stream';
 import type { Dispatcher } from 'undici';
-import { agentFor, freshAgentFor, type GatewayPlace, gatewayPlaceOf } from './upstreamAgents.ts';
+import { agentFor, type GatewayPlace, gatewayPlaceOf } from './upstreamAgents.ts';
 import { tunnelFailure } from './proxyFailures.ts';
 import { AttemptSocket } from './attemptSocket.ts';
 import { COPY_SLICE_BYTES, inTurnSlices } from '../core/copyInSlices.ts';
@@ -29,8 +29,6 @@ export interface UpstreamRequest {
   onReachedSocket?: () => void;
   /** The gateway closed the reused connection, idle, as the request reached it: it did not run (upstreamExecution.ts closedWhileIdle). */
   onIdleClose?: () => void;
-  /** Sent on a connection of its own, closed after: the resend after an idle close must not meet another stale one. */
-  freshConnection?: boolean;
 }
 
 /**
@@ -144,12 +142,7 @@ function dispatchAttempt(
   let attemptFailed = false;
   const attemptSocket = request.onIdleClose === undefined ? null : new AttemptSocket();
   const { place } = options;
-  const fresh = request.freshConnection === true;
-  const dispatcher = fresh ? freshAgentFor(place, request.connectTimeoutMs) : agentFor(place, request.connectTimeoutMs);
-  // Once its one request is over (undici's close waits for it), not at once: a dispatcher closed
-  // before its tunnel was asked for could not open one ("The client is closed").
-  const attemptOver = fresh ? (): void => void dispatcher.close().catch(ignoreFailure) : null;
-  dispatcher.dispatch(options, {
+  agentFor(place, request.connectTimeoutMs).dispatch(options, {
     onRequestStart(started) {
       controller = started;
       if (signal.aborted) {
@@ -192,7 +185,6 @@ function dispatchAttempt(
     },
     onResponseEnd() {
       settled();
-      attemptOver?.();
       attemptSocket?.answered();
       // No bytes has no coded form (a decoder fed nothing fails): a HEAD's answer, a 204 or a 304
       // carries its GET's Content-Encoding with no body (RFC 9110 sections 9.3.2, 15.3.5, 15.4.5).
@@ -206,7 +198,6 @@ function dispatchAttempt(
       attemptFailed = true;
       attemptSocket?.ended();
       settled();
-      attemptOver?.();
       decoder?.destroy();
       if (body !== null) body.fail(error);
       else if (controller === null && !osStoreTriedBefore && !signal.aborted && trustedOsStoreFor(options, error)) {

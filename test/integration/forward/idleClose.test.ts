@@ -14,8 +14,11 @@ import { MIN_IDLE_BEFORE_CLOSE_MS } from '../../../proxy/forward/upstreamExecuti
  * from Airlock's side, the same close.
  */
 
-/** What the server does with one request: answer it, close the connection (FIN) at once, or close after part of an answer. */
-type Reply = 'answer' | 'close' | 'close_after_status_line';
+/**
+ * What the server does with one request: answer it, close the connection (FIN) at once, close after
+ * part of an answer, or answer it once the next request arrived (so the two are on two connections).
+ */
+type Reply = 'answer' | 'close' | 'close_after_status_line' | 'answer_with_next';
 
 interface ReadRequest {
   connection: number;
@@ -33,6 +36,7 @@ async function startRaceServer(reply: (request: ReadRequest) => Reply): Promise<
   const requests: ReadRequest[] = [];
   const sockets = new Set<Socket>();
   let connections = 0;
+  let heldAnswer: (() => void) | null = null;
   const server: Server = createServer((socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -50,12 +54,16 @@ async function startRaceServer(reply: (request: ReadRequest) => Reply): Promise<
         const request = { connection, onConnection: ++onConnection };
         requests.push(request);
         const what = reply(request);
-        if (what === 'close') socket.end();
-        else if (what === 'close_after_status_line') socket.end('HTTP/1.1 200 OK\r\n');
-        else {
+        const answer = (): void => {
           const body = chatAnswerText('hi');
           socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\n\r\n${body}`);
-        }
+        };
+        const held = heldAnswer;
+        heldAnswer = what === 'answer_with_next' ? answer : null;
+        held?.();
+        if (what === 'close') socket.end();
+        else if (what === 'close_after_status_line') socket.end('HTTP/1.1 200 OK\r\n');
+        else if (what === 'answer') answer();
       }
     });
   });
@@ -113,6 +121,25 @@ describe('a gateway that closes a kept-alive connection as the next request reac
     expect(end.retries).toBe(1);
     expect(end.errorClass).toBeNull();
     expect(end.logNotes?.join(' ')).toMatch(/Resent once on a new connection: the gateway closed the kept-alive connection/);
+  });
+
+  it('resends on a connection of its own, not on another kept-alive one the gateway closes too', async () => {
+    // A gateway's idle timer ends every connection that sat idle as long: the pool's other one is as stale.
+    const { harness, gateway } = await start(({ connection, onConnection }) =>
+      connection <= 2 && onConnection === 2 ? 'close' : connection === 1 ? 'answer_with_next' : 'answer',
+    );
+    const warmUp = await Promise.all([harness.postChat(), harness.postChat()]);
+    expect(warmUp.map(({ response }) => response.status)).toEqual([200, 200]);
+    await sitIdle();
+
+    const { response, end } = await harness.postChat();
+
+    expect(response.status).toBe(200);
+    expect(end.retries).toBe(1);
+    expect(gateway.requests.slice(2)).toEqual([
+      { connection: expect.any(Number), onConnection: 2 },
+      { connection: 3, onConnection: 1 },
+    ]);
   });
 
   it('resends only once: the new connection closed unanswered too, the 502 goes to the client', async () => {

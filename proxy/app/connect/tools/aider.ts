@@ -37,11 +37,13 @@ const API_KEY = 'openai-api-key';
  * lower-case no_proxy that is set beats NO_PROXY. Sources: https://github.com/Aider-AI/aider
  * aider/main.py (main: load_dotenv_files, `args.set_env` into os.environ, then check_and_load_imports
  * and models.Model) and aider/args.py (`--set-env`, append); https://aider.chat/docs/config/aider_conf.html
- * (set-env as a YAML list); BerriAI/litellm litellm/llms/openai/common_utils.py (an httpx.Client made
- * per call); encode/httpx httpx/_utils.py (get_environment_proxies). Limits: configargparse drops a
- * config key already given (bw2/ConfigArgParse configargparse.py), so a `set-env` in the project's
- * .aider.conf.yml, `--set-env` or AIDER_SET_ENV replaces this list; `--no-verify-ssl` makes litellm's
- * client before set-env is applied. A ~/.env would act earlier, but other programs read it too.
+ * (set-env as a YAML list); BerriAI/litellm litellm/llms/openai/openai.py and common_utils.py (the
+ * httpx.Client is made with the first OpenAI client, at the first request); encode/httpx
+ * httpx/_utils.py (get_environment_proxies). Limits: configargparse drops a config key already given
+ * (bw2/ConfigArgParse configargparse.py), so a `set-env` in the project's .aider.conf.yml,
+ * `--set-env` or AIDER_SET_ENV replaces this list; `--no-verify-ssl` makes litellm's httpx client
+ * before set-env is applied, so it still uses the proxy. A ~/.env would act earlier, but other
+ * programs read it too.
  */
 const SET_ENV = 'set-env';
 const NO_PROXY_NAMES = ['NO_PROXY', 'no_proxy'] as const;

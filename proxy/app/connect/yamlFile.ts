@@ -64,9 +64,9 @@ export function setYamlValue(text: string, fileName: string, path: YamlPath, val
 }
 
 /**
- * The text with `value` added at the end of the sequence at `path` (created when absent). A mapping
- * of scalars added to a block list is written as lines after its last item, lined up with it, every
- * other byte kept; anything else goes through the document model as in setYamlValue.
+ * The text with `value` added at the end of the sequence at `path` (created when absent). A scalar
+ * or a mapping of scalars added to a block list is written as lines after its last item, lined up
+ * with it, every other byte kept; anything else goes through the document model as in setYamlValue.
  */
 export function appendYamlItem(text: string, fileName: string, path: YamlPath, value: unknown): string {
   const body = withoutByteOrderMark(text);
@@ -83,8 +83,9 @@ export function appendYamlItem(text: string, fileName: string, path: YamlPath, v
   const first = sequence.items[0] as { range?: [number, number, number] } | undefined;
   const last = sequence.items.at(-1) as { range?: [number, number, number] } | undefined;
   const fields = isRecord(value) ? Object.entries(value) : [];
+  const linesOfScalars = isPlainValue(value) || (fields.length > 0 && fields.every(([, field]) => isPlainValue(field)));
   sequence.add(document.createNode(value));
-  if (sequence.flow || !first?.range || !last?.range || fields.length === 0 || !fields.every(([, field]) => isPlainValue(field))) {
+  if (sequence.flow || !first?.range || !last?.range || !linesOfScalars) {
     return checked(printed(document, text), document, fileName);
   }
   // `  - name: x`: the dash's column, and the item's own column after it.
@@ -95,10 +96,13 @@ export function appendYamlItem(text: string, fileName: string, path: YamlPath, v
   // An item whose dash is on a line of its own (`-` then the mapping below) is left to the printer.
   if (dashColumn < 0) return checked(printed(document, text), document, fileName);
   const eol = body.includes('\r\n') ? '\r\n' : '\n';
-  const lines = fields.map(([key, field], index) => {
-    const lead = index === 0 ? `${' '.repeat(dashColumn)}-${' '.repeat(itemColumn - dashColumn - 1)}` : ' '.repeat(itemColumn);
-    return `${lead}${stringify(key).trimEnd()}: ${stringify(field).trimEnd()}${eol}`;
-  });
+  const dash = `${' '.repeat(dashColumn)}-${' '.repeat(itemColumn - dashColumn - 1)}`;
+  const lines = isPlainValue(value)
+    ? [`${dash}${stringify(value).trimEnd()}${eol}`]
+    : fields.map(
+        ([key, field], index) =>
+          `${index === 0 ? dash : ' '.repeat(itemColumn)}${stringify(key).trimEnd()}: ${stringify(field).trimEnd()}${eol}`,
+      );
   // After the last item's line (its range may end before the line does, or the file without a line end).
   let at = last.range[1];
   if (at > 0 && body[at - 1] !== '\n') {

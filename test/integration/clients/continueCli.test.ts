@@ -77,6 +77,20 @@ describe(`Continue CLI ${installedVersion('@continuedev/cli')} through Airlock`,
   );
 
   it(
+    "recovers from the gateway's passing 500 as it does talking to the gateway, and prints the answer",
+    async () => {
+      // The OpenAI SDK inside Continue resends a 500 (twice at most); Continue's own outer retries,
+      // which take a 500 only of type server_error, are not reached (DESIGN.md, Who retries).
+      harness.simulator.script({ kind: 'status', status: 500 });
+      const result = await runContinue();
+      expect(result.exitCode, transcript(result)).toBe(0);
+      expect(result.stdout).toContain(`Simulated reply to: ${PROMPT}`);
+      expect(harness.simulator.received.filter((request) => request.path === '/v1/chat/completions')).toHaveLength(2);
+    },
+    TEST_TIMEOUT_MS,
+  );
+
+  it(
     'shows a stream cut before its end as Airlock explains it, and does not send it again',
     async () => {
       harness.simulator.script(...Array.from({ length: 8 }, () => ({ kind: 'cutAfter' as const, chunks: 2 })));

@@ -3,13 +3,16 @@ import net, { type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { once } from 'node:events';
+import { setTimeout as delay } from 'node:timers/promises';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MIN_IDLE_BEFORE_CLOSE_MS } from '../../../proxy/forward/upstreamExecution.ts';
 import { addClientToken, addProfile } from '../../../proxy/app/profiles/configMutations.ts';
 import { openConfigStore } from '../../../proxy/app/profiles/configStore.ts';
 import { generateToken, tokenRecord } from '../../../proxy/http/clientTokens.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../../simulator/index.ts';
 import { spawnAirlock, type AirlockProcess } from '../../support/airlockBin.ts';
 import { freePort } from '../../support/freePort.ts';
+import { type RaceServer, startRaceServer } from '../../support/raceServer.ts';
 import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from '../../support/http.ts';
 import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 import { GATEWAY_HOST, startTinyproxy, type Tinyproxy } from '../../support/tinyproxy.ts';
@@ -65,8 +68,8 @@ afterAll(async () => {
 });
 
 /** The simulator's base URL under the name only the network beyond the proxy resolves. */
-function beyondProxy(gateway: GatewaySimulator): string {
-  return gateway.baseUrl.replace('127.0.0.1', GATEWAY_HOST);
+function beyondProxy(gateway: GatewaySimulator | RaceServer): string {
+  return ('baseUrl' in gateway ? gateway.baseUrl : gateway.url).replace('127.0.0.1', GATEWAY_HOST);
 }
 
 /**
@@ -145,6 +148,30 @@ describe('gateways reached through an HTTP proxy', () => {
     expect((await chat(port)).status).toBe(200);
 
     expect(authProxy.connects().slice(before)).toEqual([new URL(beyondProxy(plainGateway)).host]);
+  });
+
+  it('resends a chat whose kept-alive tunnel the gateway closed idle as the request reached it, in a new tunnel', async () => {
+    const gateway = await startRaceServer(({ onConnection }) => (onConnection === 2 ? 'close' : 'answer'));
+    try {
+      const port = await serve(beyondProxy(gateway), { HTTP_PROXY: authProxy.url(PROXY_USER) });
+      const before = authProxy.connects().length;
+      expect((await chat(port)).status).toBe(200);
+      // As long as servers let a connection sit before closing it idle: only then is its close the race.
+      await delay(MIN_IDLE_BEFORE_CLOSE_MS + 50);
+
+      // A client that retries by itself gets no retry of Airlock's policy: only the idle close's resend.
+      const answer = await chat(port, chatBody(), RETRIES_ITSELF);
+
+      expect(answer.status).toBe(200);
+      expect(gateway.requests).toEqual([
+        { connection: 1, onConnection: 1 },
+        { connection: 1, onConnection: 2 },
+        { connection: 2, onConnection: 1 },
+      ]);
+      expect(authProxy.connects().slice(before)).toHaveLength(2);
+    } finally {
+      await gateway.close();
+    }
   });
 
   it.each<[string, Record<string, string>]>([

@@ -88,8 +88,10 @@ export async function startTinyproxy(options: TinyproxyOptions = {}): Promise<Ti
   ];
   const configFile = path.join(dir, 'tinyproxy.conf');
   writeFileSync(configFile, `${config.join('\n')}\n`);
-  // -d: in the foreground, logging to its standard output.
-  const child = spawn('tinyproxy', ['-d', '-c', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
+  // -d: in the foreground, logging to its standard output. Under util-linux's setpriv, which asks the
+  // kernel to kill it when the thread that started it ends: a test worker that dies never gets to
+  // stop it, and a proxy left running would hold its port for good.
+  const child = spawn('setpriv', ['--pdeathsig', 'KILL', 'tinyproxy', '-d', '-c', configFile], { stdio: ['ignore', 'pipe', 'pipe'] });
   let log = '';
   const exited = once(child, 'close');
   const started = new Promise<void>((resolve, reject) => {

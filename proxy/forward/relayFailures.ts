@@ -139,6 +139,10 @@ export function failMidStream(
  * gets the failure in its protocol, as any failed exchange, rather than a cut connection its SDK
  * can only call a connection error. Once headers are out, cutting the connection is the only
  * honest signal left for a body that is not a stream.
+ * With `x-should-retry: false`, as a JSON answer cut short gets (failCutShort): the gateway's status
+ * came, so it ran the request and bills it (docs/gateway-spec.md §7 rule 3), and straight against
+ * it the OpenAI and Anthropic SDKs read the body after their retry loop, so never resend it; held
+ * for the whole body here, the 502 had the OpenAI SDK send it three times (brokenJsonAnswers.test.ts).
  */
 export function failMidBody(input: RelayInput, error: unknown): void {
   const { res, trace } = input;
@@ -156,6 +160,7 @@ export function failMidBody(input: RelayInput, error: unknown): void {
     upstreamStatus: null,
     detail: timeoutMs === undefined ? {} : { timeoutMs },
     upstreamRequestId: input.upstreamRequestId,
+    refusesRetry: true,
     cause,
   };
   replyFailure(res, trace, input.plan.protocol, failure, input.knownSecrets);

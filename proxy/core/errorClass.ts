@@ -1,5 +1,6 @@
 import type { UpstreamErrorClass } from '../contracts/errors.ts';
 import {
+  CONTENT_LENGTH_MISMATCH_CODE,
   HTTP_PARSER_ERROR,
   isInvalidHttpCode,
   PROXY_FAILED_GATEWAY_CODE,
@@ -152,6 +153,8 @@ const CODE_CLASSES: Record<string, UpstreamErrorClass> = {
   UND_ERR_BODY_TIMEOUT: 'timeout_idle',
   // The gateway answered, with headers past undici's 16 KiB: its fault, and it may have run the request; no network check helps.
   UND_ERR_HEADERS_OVERFLOW: 'upstream_error',
+  // The gateway answered, with a body whose length is not its Content-Length's: invalid HTTP (errorExplanations.ts).
+  [CONTENT_LENGTH_MISMATCH_CODE]: 'upstream_error',
 };
 
 /**

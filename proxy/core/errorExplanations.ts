@@ -174,13 +174,15 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
 };
 
 /**
- * An answer undici's HTTP parser refused (its codes start `HPE_`): the gateway took the whole request
- * and answered in no HTTP a client reads, so it may have run and charged it. Not a network fault, and
- * a resend of the same request pays again for an answer that will most likely be refused the same way.
+ * An answer undici's HTTP parser refused (its codes start `HPE_`), or whose body's length is not the
+ * one its Content-Length gave (undici's UND_ERR_RES_CONTENT_LENGTH_MISMATCH: the header sent twice,
+ * which undici adds up, or beside chunked framing): the gateway took the whole request and answered in
+ * no HTTP a client reads, so it may have run and charged it. Not a network fault, and a resend of the
+ * same request pays again for an answer that will most likely be refused the same way.
  */
 const INVALID_HTTP_ANSWER: ErrorExplanation = {
   meaning:
-    "The gateway's answer was not valid HTTP/1.1, so Airlock could not read it (a server that writes something else among its headers, or a service other than an HTTP server at the base URL's host and port)",
+    "The gateway's answer was not valid HTTP/1.1, so Airlock could not read it (a server that writes something else among its headers or a Content-Length that is not its body's, or a service other than an HTTP server at the base URL's host and port)",
   fix: "The request reached the gateway, which may have run and charged it, so Airlock did not send it again; do not resend it unchanged. Check that the base URL's host and port are the gateway's; if they are, report the time and model to the gateway's operator.",
   retryable: false,
 };
@@ -188,9 +190,12 @@ const INVALID_HTTP_ANSWER: ErrorExplanation = {
 /** The name of undici's HTTP parser error, its code where it has none of llhttp's `HPE_…` (errorClass.ts). */
 export const HTTP_PARSER_ERROR = 'HTTPParserError';
 
-/** Whether a failure's code is undici's HTTP parser refusing the answer. */
+/** undici's code for a body whose length is not its Content-Length's (client-h1.js onMessageComplete). */
+export const CONTENT_LENGTH_MISMATCH_CODE = 'UND_ERR_RES_CONTENT_LENGTH_MISMATCH';
+
+/** Whether a failure's code is undici refusing the answer's HTTP: its parser, or the body's length against its Content-Length. */
 export function isInvalidHttpCode(code: string | null | undefined): boolean {
-  return code === HTTP_PARSER_ERROR || code?.startsWith('HPE_') === true;
+  return code === HTTP_PARSER_ERROR || code === CONTENT_LENGTH_MISMATCH_CODE || code?.startsWith('HPE_') === true;
 }
 
 /**

@@ -6,7 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
-import { buildClientError, classifyNetworkFailure, type ExchangeFailureClass } from '../core/errorClass.ts';
+import { buildClientError, classifyNetworkFailure, networkFailureCode, type ExchangeFailureClass } from '../core/errorClass.ts';
 import { ANSWER_ENDED_EARLY_CAUSE, STREAM_ENDED_EARLY_CAUSE, STREAM_ENDED_EARLY_CODE } from '../core/errorExplanations.ts';
 import type { ProtocolAdapter } from '../protocols/adapter.ts';
 import { adapterNamed } from '../protocols/registry.ts';
@@ -139,6 +139,11 @@ export function failMidStream(
  * gets the failure in its protocol, as any failed exchange, rather than a cut connection its SDK
  * can only call a connection error. Once headers are out, cutting the connection is the only
  * honest signal left for a body that is not a stream.
+ * With `x-should-retry: false` (unless clientResendsDirectly), as a JSON answer cut short gets
+ * (failCutShort): the gateway's status came, so it ran the request and bills it
+ * (docs/gateway-spec.md §7 rule 3), and straight against it the SDKs read the body after their retry
+ * loop, so never resend it. Held for the whole body here, the 502 had the OpenAI SDK send it three
+ * times and Claude Code up to eleven (brokenJsonAnswers.test.ts, brokenWholeAnswers.test.ts).
  */
 export function failMidBody(input: RelayInput, error: unknown): void {
   const { res, trace } = input;
@@ -156,10 +161,23 @@ export function failMidBody(input: RelayInput, error: unknown): void {
     upstreamStatus: null,
     detail: timeoutMs === undefined ? {} : { timeoutMs },
     upstreamRequestId: input.upstreamRequestId,
+    refusesRetry: !clientResendsDirectly(error, errorClass),
     cause,
   };
   replyFailure(res, trace, input.plan.protocol, failure, input.knownSecrets);
   trace.answerBrokeOff();
+}
+
+/**
+ * Whether the client resends a whole answer broken off this way straight against the gateway, so
+ * Airlock leaves it the choice: a reset (Claude Code takes ECONNRESET mid-body for a connection
+ * error and resends it, unhappyTurns.test.ts), and Airlock's own timeouts, which stand for the
+ * client's. A close before the declared length, bytes that do not decode and broken framing are
+ * errors of the body no client resends.
+ */
+function clientResendsDirectly(error: unknown, errorClass: ErrorClass): boolean {
+  if (errorClass === 'timeout_idle' || errorClass === 'timeout_total') return true;
+  return networkFailureCode(error) === 'ECONNRESET';
 }
 
 /**

@@ -256,9 +256,7 @@ export interface OpenLogDatabaseOptions {
 export function openLogDatabase(options: OpenLogDatabaseOptions): DatabaseSync {
   mkdirSync(options.dataDir, { recursive: true, mode: 0o700 });
   const file = join(options.dataDir, DATABASE_FILE_NAME);
-  // Created 0600 before SQLite opens it: SQLite gives the WAL and shared-memory files the
-  // database's own permissions, and would create all three readable by everyone (0644).
-  closeSync(openSync(file, 'a', PRIVATE_FILE_MODE));
+  createPrivately(file);
   const db = new DatabaseSync(file, { timeout: 5_000 });
   try {
     // auto_vacuum must be chosen before the first table exists; incremental lets retention
@@ -277,6 +275,26 @@ export function openLogDatabase(options: OpenLogDatabaseOptions): DatabaseSync {
     db.close();
     throw error;
   }
+}
+
+/**
+ * Creates the log's file 0600 before SQLite opens it: SQLite gives the WAL and shared-memory files
+ * the database's own permissions, and would create all three readable by everyone (0644). Only a
+ * file not there yet is opened: closing any descriptor of a file drops every POSIX lock the process
+ * holds on it (sqlite.org/howtocorrupt.html, 2.2), and the log thread opens the file while the main
+ * connection holds the shared lock that tells other processes the log is in use. Without that
+ * lock, the sqlite3 shell or a backup script closing its own connection took the log for unused
+ * and deleted its WAL under Airlock ("WAL checkpoint failed: disk I/O error"; otherProcessReader.test.ts).
+ */
+function createPrivately(file: string): void {
+  let fd: number;
+  try {
+    fd = openSync(file, 'wx', PRIVATE_FILE_MODE);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
+    throw error;
+  }
+  closeSync(fd);
 }
 
 function migrate(db: DatabaseSync): void {

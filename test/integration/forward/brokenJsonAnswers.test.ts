@@ -1,0 +1,116 @@
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { explanationOf } from '../../../proxy/app/control/mapping.ts';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { findSentinel } from '../../support/sentinel.ts';
+
+/**
+ * A chat answer not streamed whose 200 came but whose body then failed: it ended by a close before
+ * its Content-Length, its gzip bytes did not decode, its chunk framing was broken, or it came with
+ * two Content-Length lines (undici adds the two values up and fails the body, where curl and
+ * hyper read a repeated equal value as one, RFC 9110 section 8.6). The gateway ran the request and
+ * bills it. Straight against the gateway, the OpenAI and Anthropic SDKs read the body after their
+ * retry loop, so such a failure is never resent; Airlock reads the body before its own headers go
+ * out, so its 502 reached the SDK where it resends 5xx: the gateway ran and billed the request
+ * three times (the OpenAI SDK's two resends; Claude Code's go up to ten). docs/gateway-spec.md §7
+ * rule 3: a fee deducted without a full reply is not resent without deduplication.
+ */
+const WHOLE = JSON.stringify({
+  id: 'chatcmpl-broken',
+  object: 'chat.completion',
+  created: 1,
+  model: 'gpt-4o-mini',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'A whole answer.' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9 },
+});
+const WHOLE_BYTES = Buffer.byteLength(WHOLE);
+const CORRUPT_GZIP = gzipSync(WHOLE);
+CORRUPT_GZIP.fill(0xff, 12, 24);
+
+const head = (lines: string): string => `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n${lines}\r\n`;
+
+interface BrokenAnswer {
+  name: string;
+  /** What the stand-in writes; it closes the connection after when `close` is set. */
+  bytes: Buffer;
+  close: boolean;
+}
+
+const BROKEN_ANSWERS: BrokenAnswer[] = [
+  {
+    name: 'a close before its Content-Length',
+    bytes: Buffer.from(`${head(`content-length: ${WHOLE_BYTES + 40}\r\n`)}${WHOLE}`),
+    close: true,
+  },
+  {
+    name: 'gzip bytes that do not decode',
+    bytes: Buffer.concat([Buffer.from(head(`content-encoding: gzip\r\ncontent-length: ${CORRUPT_GZIP.length}\r\n`)), CORRUPT_GZIP]),
+    close: false,
+  },
+  {
+    name: 'a chunk size that is not hex',
+    bytes: Buffer.from(`${head('transfer-encoding: chunked\r\n')}zz\r\n${WHOLE}\r\n0\r\n\r\n`),
+    close: false,
+  },
+  {
+    name: 'its Content-Length twice',
+    bytes: Buffer.from(`${head(`content-length: ${WHOLE_BYTES}\r\ncontent-length: ${WHOLE_BYTES}\r\n`)}${WHOLE}`),
+    close: false,
+  },
+];
+
+/** A raw TCP stand-in for the gateway: counts each whole request it reads, then writes `answer`. */
+let standIn: Server;
+let answer: BrokenAnswer = BROKEN_ANSWERS[0]!;
+let requestsReceived = 0;
+let harness: Harness;
+
+beforeAll(async () => {
+  standIn = createServer((socket) => {
+    let received = '';
+    socket.on('error', () => undefined);
+    socket.on('data', (chunk: Buffer) => {
+      received += chunk.toString('latin1');
+      const headEnd = received.indexOf('\r\n\r\n');
+      if (headEnd === -1) return;
+      const bodyLength = Number(/\r\ncontent-length: *(\d+)/i.exec(received.slice(0, headEnd))?.[1] ?? 0);
+      if (received.length < headEnd + 4 + bodyLength) return;
+      received = '';
+      requestsReceived += 1;
+      if (answer.close) socket.end(answer.bytes);
+      else socket.write(answer.bytes);
+    });
+  });
+  await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
+  harness = await startHarness({ profile: { baseUrl: `http://127.0.0.1:${(standIn.address() as AddressInfo).port}/v1` } });
+});
+afterAll(async () => {
+  await harness.close();
+  await new Promise((resolve) => standIn.close(resolve));
+});
+
+describe('a whole chat answer whose body failed after its 200', () => {
+  it.each(BROKEN_ANSWERS.map((broken) => [broken.name, broken] as const))(
+    '%s: the SDK is told not to resend what the gateway ran',
+    async (_name, broken) => {
+      answer = broken;
+      requestsReceived = 0;
+      const ended = harness.nextEnd();
+      const client = new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'alk_client', maxRetries: 2 });
+      const failure = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }).then(
+        () => null,
+        (error: unknown) => error as InstanceType<typeof OpenAI.APIError>,
+      );
+      expect(failure?.status).toBe(502);
+      expect(failure?.headers?.get('x-should-retry')).toBe('false');
+      expect(requestsReceived).toBe(1);
+      const end = await ended;
+      // The gateway answered: no cause or fix of the window's may send the user to the network.
+      const shown = explanationOf(end.errorClass!, end.status, end.errorMessage, end.errorCode);
+      expect(`${failure?.message} ${shown.meaning} ${shown.fix}`).not.toMatch(/connection to the gateway failed|check the network/i);
+      expect(findSentinel(`${failure?.message}`)).toBeNull();
+    },
+  );
+});

@@ -54,7 +54,13 @@ export function holdKeychainCalls(keychainDir: string): void {
   execFileSync('mkfifo', [stuckFifo(keychainDir)]);
 }
 
-/** The calls held so far, each as "<pid of the process that made it> <kind>". */
+/**
+ * The calls held so far, each as "<pid of the process that made it> <kind>". A log read between its
+ * creation and the first line's write is empty: that is no call yet (read as one, its pid was '').
+ */
 export function heldKeychainCalls(keychainDir: string): string[] {
-  return existsSync(heldLog(keychainDir)) ? readFileSync(heldLog(keychainDir), 'utf8').trim().split('\n') : [];
+  if (!existsSync(heldLog(keychainDir))) return [];
+  return readFileSync(heldLog(keychainDir), 'utf8')
+    .split('\n')
+    .filter((line) => line !== '');
 }

@@ -1,9 +1,9 @@
-import { createServer, type AddressInfo, type Server } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { explanationOf } from '../../../proxy/app/control/mapping.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { type RawAnswer, type RawGateway, startRawGateway } from '../../support/rawGateway.ts';
 import { findSentinel } from '../../support/sentinel.ts';
 
 /**
@@ -31,11 +31,8 @@ CORRUPT_GZIP.fill(0xff, 12, 24);
 
 const head = (lines: string): string => `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\n${lines}\r\n`;
 
-interface BrokenAnswer {
+interface BrokenAnswer extends RawAnswer {
   name: string;
-  /** What the stand-in writes; it closes the connection after when `close` is set. */
-  bytes: Buffer;
-  close: boolean;
 }
 
 const BROKEN_ANSWERS: BrokenAnswer[] = [
@@ -61,42 +58,23 @@ const BROKEN_ANSWERS: BrokenAnswer[] = [
   },
 ];
 
-/** A raw TCP stand-in for the gateway: counts each whole request it reads, then writes `answer`. */
-let standIn: Server;
-let answer: BrokenAnswer = BROKEN_ANSWERS[0]!;
-let requestsReceived = 0;
+let standIn: RawGateway;
 let harness: Harness;
 
 beforeAll(async () => {
-  standIn = createServer((socket) => {
-    let received = '';
-    socket.on('error', () => undefined);
-    socket.on('data', (chunk: Buffer) => {
-      received += chunk.toString('latin1');
-      const headEnd = received.indexOf('\r\n\r\n');
-      if (headEnd === -1) return;
-      const bodyLength = Number(/\r\ncontent-length: *(\d+)/i.exec(received.slice(0, headEnd))?.[1] ?? 0);
-      if (received.length < headEnd + 4 + bodyLength) return;
-      received = '';
-      requestsReceived += 1;
-      if (answer.close) socket.end(answer.bytes);
-      else socket.write(answer.bytes);
-    });
-  });
-  await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
-  harness = await startHarness({ profile: { baseUrl: `http://127.0.0.1:${(standIn.address() as AddressInfo).port}/v1` } });
+  standIn = await startRawGateway(BROKEN_ANSWERS[0]!);
+  harness = await startHarness({ profile: { baseUrl: standIn.baseUrl } });
 });
 afterAll(async () => {
   await harness.close();
-  await new Promise((resolve) => standIn.close(resolve));
+  await standIn.close();
 });
 
 describe('a whole chat answer whose body failed after its 200', () => {
   it.each(BROKEN_ANSWERS.map((broken) => [broken.name, broken] as const))(
     '%s: the SDK is told not to resend what the gateway ran',
     async (_name, broken) => {
-      answer = broken;
-      requestsReceived = 0;
+      standIn.reset(broken);
       const ended = harness.nextEnd();
       const client = new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'alk_client', maxRetries: 2 });
       const failure = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }).then(
@@ -105,7 +83,7 @@ describe('a whole chat answer whose body failed after its 200', () => {
       );
       expect(failure?.status).toBe(502);
       expect(failure?.headers?.get('x-should-retry')).toBe('false');
-      expect(requestsReceived).toBe(1);
+      expect(standIn.requestsReceived).toBe(1);
       const end = await ended;
       // The gateway answered: no cause or fix of the window's may send the user to the network.
       const shown = explanationOf(end.errorClass!, end.status, end.errorMessage, end.errorCode);

@@ -1,7 +1,7 @@
-import { createServer, type AddressInfo, type Server } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { explanationOf } from '../../../proxy/app/control/mapping.ts';
 import { startHarness } from '../../support/proxyHarness.ts';
+import { type RawGateway, startRawGateway } from '../../support/rawGateway.ts';
 import { findSentinel } from '../../support/sentinel.ts';
 
 /**
@@ -16,46 +16,27 @@ const INVALID_ANSWERS: [string, string][] = [
   ['a header line the parser refuses', 'HTTP/1.1 200 OK\r\nSecured by Excellent Serv :\r\ncontent-length: 2\r\n\r\n{}'],
 ];
 
-/** A raw TCP stand-in for the gateway: counts each whole request it reads, then answers it with `answer`. */
-let standIn: Server;
-let answer = '';
-let requestsReceived = 0;
-
+let standIn: RawGateway;
 beforeAll(async () => {
-  standIn = createServer((socket) => {
-    let received = '';
-    socket.on('error', () => undefined);
-    socket.on('data', (chunk: Buffer) => {
-      received += chunk.toString('latin1');
-      const headEnd = received.indexOf('\r\n\r\n');
-      if (headEnd === -1) return;
-      const bodyLength = Number(/\r\ncontent-length: *(\d+)/i.exec(received.slice(0, headEnd))?.[1] ?? 0);
-      if (received.length < headEnd + 4 + bodyLength) return;
-      received = '';
-      requestsReceived += 1;
-      socket.write(answer);
-    });
-  });
-  await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
+  standIn = await startRawGateway({ bytes: '' });
 });
 afterAll(async () => {
-  await new Promise((resolve) => standIn.close(resolve));
+  await standIn.close();
 });
 
 describe('a gateway answering a chat POST with something that is not valid HTTP', () => {
   it.each(INVALID_ANSWERS)('%s: sent once, the client told so, the row not a network failure', async (_name, invalid) => {
-    answer = invalid;
-    requestsReceived = 0;
+    standIn.reset({ bytes: invalid });
     // Airlock's own retries (a client that does not retry by itself) and a fallback step would each send it again.
     const harness = await startHarness({
       profile: {
-        baseUrl: `http://127.0.0.1:${(standIn.address() as AddressInfo).port}/v1`,
+        baseUrl: standIn.baseUrl,
         fallbacks: [{ model: 'another-model' }],
       },
     });
     try {
       const { response, end } = await harness.postChat();
-      expect(requestsReceived).toBe(1);
+      expect(standIn.requestsReceived).toBe(1);
       expect(response.status).toBe(502);
       const { error } = JSON.parse(response.body) as { error: { message: string; type: string } };
       expect(error.message).toMatch(/answer was not valid HTTP/);

@@ -1,7 +1,7 @@
 import { gzipSync } from 'node:zlib';
-import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { explanationOf } from '../../../proxy/app/control/mapping.ts';
+import { sdkChatFailure } from '../../support/sdkChat.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { type RawAnswer, type RawGateway, startRawGateway } from '../../support/rawGateway.ts';
 import { findSentinel } from '../../support/sentinel.ts';
@@ -76,11 +76,7 @@ describe('a whole chat answer whose body failed after its 200', () => {
     async (_name, broken) => {
       standIn.reset(broken);
       const ended = harness.nextEnd();
-      const client = new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'alk_client', maxRetries: 2 });
-      const failure = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }).then(
-        () => null,
-        (error: unknown) => error as InstanceType<typeof OpenAI.APIError>,
-      );
+      const failure = await sdkChatFailure(harness.proxy.url);
       expect(failure?.status).toBe(502);
       expect(failure?.headers?.get('x-should-retry')).toBe('false');
       expect(standIn.requestsReceived).toBe(1);

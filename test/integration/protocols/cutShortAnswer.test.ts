@@ -1,5 +1,5 @@
-import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { sdkChatFailure } from '../../support/sdkChat.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 
 /**
@@ -29,11 +29,7 @@ describe('a whole JSON answer cut short', () => {
     });
     harness.simulator.script({ kind: 'text', status: 200, contentType: 'application/json', text: whole.slice(0, 80) });
     const ended = harness.nextEnd();
-    const client = new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'alk_client', maxRetries: 2 });
-    const failure = await client.chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }).then(
-      () => null,
-      (error: unknown) => error as InstanceType<typeof OpenAI.APIError>,
-    );
+    const failure = await sdkChatFailure(harness.proxy.url);
     expect(failure?.status).toBe(502);
     expect(failure?.headers?.get('x-should-retry')).toBe('false');
     expect((await ended).errorClass).toBe('stream_interrupted');

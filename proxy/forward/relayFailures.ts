@@ -6,6 +6,7 @@
  */
 import type { ServerResponse } from 'node:http';
 import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
+import type { ClientProtocol } from '../contracts/usage.ts';
 import { buildClientError, classifyNetworkFailure, networkFailureCode, type ExchangeFailureClass } from '../core/errorClass.ts';
 import { ANSWER_ENDED_EARLY_CAUSE, STREAM_ENDED_EARLY_CAUSE, STREAM_ENDED_EARLY_CODE } from '../core/errorExplanations.ts';
 import type { ProtocolAdapter } from '../protocols/adapter.ts';
@@ -161,7 +162,7 @@ export function failMidBody(input: RelayInput, error: unknown): void {
     upstreamStatus: null,
     detail: timeoutMs === undefined ? {} : { timeoutMs },
     upstreamRequestId: input.upstreamRequestId,
-    refusesRetry: !clientResendsDirectly(error, errorClass),
+    refusesRetry: !clientResendsDirectly(error, errorClass, input.plan.protocol),
     cause,
   };
   replyFailure(res, trace, input.plan.protocol, failure, input.knownSecrets);
@@ -170,14 +171,14 @@ export function failMidBody(input: RelayInput, error: unknown): void {
 
 /**
  * Whether the client resends a whole answer broken off this way straight against the gateway, so
- * Airlock leaves it the choice: a reset (Claude Code takes ECONNRESET mid-body for a connection
- * error and resends it, unhappyTurns.test.ts), and Airlock's own timeouts, which stand for the
- * client's. A close before the declared length, bytes that do not decode and broken framing are
- * errors of the body no client resends.
+ * Airlock leaves it the choice: a reset where the protocol's clients resend one (its adapter's
+ * `resetAnswerResent`: Claude Code does, the OpenAI SDK does not), and Airlock's own timeouts, which
+ * stand for the client's. A close before the declared length, bytes that do not decode and broken
+ * framing are errors of the body no client resends.
  */
-function clientResendsDirectly(error: unknown, errorClass: ErrorClass): boolean {
+function clientResendsDirectly(error: unknown, errorClass: ErrorClass, protocol: ClientProtocol): boolean {
   if (errorClass === 'timeout_idle' || errorClass === 'timeout_total') return true;
-  return networkFailureCode(error) === 'ECONNRESET';
+  return networkFailureCode(error) === 'ECONNRESET' && adapterNamed(protocol).errors.resetAnswerResent;
 }
 
 /**

@@ -109,6 +109,11 @@ export interface ProtocolErrors {
   streamFrame(errorClass: ErrorClass, detail: ClientErrorDetail): string;
   /** The response header this protocol's SDK reads the request id from (shown in its errors). */
   readonly requestIdHeader: string;
+  /**
+   * Whether this protocol's clients, talking to the gateway itself, resend a whole answer whose
+   * connection was reset mid-body: Airlock's 502 for one is then theirs to retry (relayFailures.ts).
+   */
+  readonly resetAnswerResent: boolean;
 }
 
 export interface ProtocolStream {

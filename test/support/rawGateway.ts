@@ -1,9 +1,10 @@
 import { createServer, type AddressInfo } from 'node:net';
 
-/** What the stand-in writes after each whole request it read, and whether it closes the connection after. */
+/** What the stand-in writes after each whole request it read, and how it ends the connection after (kept open if not said). */
 export interface RawAnswer {
   bytes: string | Buffer;
-  close?: boolean;
+  /** 'close': a FIN after the bytes; 'reset': an RST once they are written. */
+  after?: 'close' | 'reset';
 }
 
 export interface RawGateway {
@@ -35,7 +36,8 @@ export async function startRawGateway(first: RawAnswer): Promise<RawGateway> {
       if (received.length < headEnd + 4 + bodyLength) return;
       received = '';
       requestsReceived += 1;
-      if (answer.close) socket.end(answer.bytes);
+      if (answer.after === 'close') socket.end(answer.bytes);
+      else if (answer.after === 'reset') socket.write(answer.bytes, () => socket.resetAndDestroy());
       else socket.write(answer.bytes);
     });
   });

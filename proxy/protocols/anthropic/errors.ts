@@ -102,6 +102,8 @@ export const anthropicErrors: ProtocolErrors = {
   // Mid-stream, Anthropic sends an `error` event; its type is what a 502 would carry.
   streamFrame: (errorClass, detail) => sseFrame('error', anthropicErrorBody(502, buildClientError(errorClass, detail).error.message)),
   requestIdHeader: 'request-id',
+  // Claude Code takes a reset mid-body for a connection error and resends it (unhappyTurns.test.ts).
+  resetAnswerResent: true,
 };
 
 /** The message led by Anthropic's words for a context overflow, when there are any. */

@@ -15,4 +15,7 @@ export const openAiErrors: ProtocolErrors = {
   // A chat stream's error is a data event holding the error body (OpenAI's own streams do this).
   streamFrame: (errorClass, detail) => `data: ${JSON.stringify(buildClientError(errorClass, detail))}\n\n`,
   requestIdHeader: 'x-request-id',
+  // The OpenAI SDK reads a whole answer's body after its retry loop: a reset there is thrown, never
+  // resent (probe B, 2026-11-29: once against the gateway, three times through Airlock while its 502 was retryable).
+  resetAnswerResent: false,
 };

@@ -7,8 +7,8 @@ import { type RawAnswer, type RawGateway, startRawGateway } from '../../support/
 import { findSentinel } from '../../support/sentinel.ts';
 
 /**
- * A chat answer not streamed whose 200 came but whose body then failed: it ended by a close before
- * its Content-Length, its gzip bytes did not decode, its chunk framing was broken, or it came with
+ * A chat answer not streamed whose 200 came but whose body then failed: it ended by a close or a
+ * reset before its Content-Length, its gzip bytes did not decode, its chunk framing was broken, or it came with
  * two Content-Length lines (undici adds the two values up and fails the body, where curl and
  * hyper read a repeated equal value as one, RFC 9110 section 8.6). The gateway ran the request and
  * bills it. Straight against the gateway, the OpenAI and Anthropic SDKs read the body after their
@@ -39,22 +39,25 @@ const BROKEN_ANSWERS: BrokenAnswer[] = [
   {
     name: 'a close before its Content-Length',
     bytes: Buffer.from(`${head(`content-length: ${WHOLE_BYTES + 40}\r\n`)}${WHOLE}`),
-    close: true,
+    after: 'close',
+  },
+  {
+    // Claude Code resends this one straight against the gateway (unhappyTurns.test.ts); the OpenAI SDK does not.
+    name: 'a reset before its Content-Length',
+    bytes: Buffer.from(`${head(`content-length: ${WHOLE_BYTES}\r\n`)}${WHOLE.slice(0, 40)}`),
+    after: 'reset',
   },
   {
     name: 'gzip bytes that do not decode',
     bytes: Buffer.concat([Buffer.from(head(`content-encoding: gzip\r\ncontent-length: ${CORRUPT_GZIP.length}\r\n`)), CORRUPT_GZIP]),
-    close: false,
   },
   {
     name: 'a chunk size that is not hex',
     bytes: Buffer.from(`${head('transfer-encoding: chunked\r\n')}zz\r\n${WHOLE}\r\n0\r\n\r\n`),
-    close: false,
   },
   {
     name: 'its Content-Length twice',
     bytes: Buffer.from(`${head(`content-length: ${WHOLE_BYTES}\r\ncontent-length: ${WHOLE_BYTES}\r\n`)}${WHOLE}`),
-    close: false,
   },
 ];
 

@@ -8,7 +8,12 @@ import type { ServerResponse } from 'node:http';
 import type { ErrorClass, UpstreamErrorClass } from '../contracts/errors.ts';
 import type { ClientProtocol } from '../contracts/usage.ts';
 import { buildClientError, classifyNetworkFailure, networkFailureCode, type ExchangeFailureClass } from '../core/errorClass.ts';
-import { ANSWER_ENDED_EARLY_CAUSE, STREAM_ENDED_EARLY_CAUSE, STREAM_ENDED_EARLY_CODE } from '../core/errorExplanations.ts';
+import {
+  ANSWER_ENDED_EARLY_CAUSE,
+  CONTENT_LENGTH_MISMATCH_CODE,
+  STREAM_ENDED_EARLY_CAUSE,
+  STREAM_ENDED_EARLY_CODE,
+} from '../core/errorExplanations.ts';
 import type { ProtocolAdapter } from '../protocols/adapter.ts';
 import { adapterNamed } from '../protocols/registry.ts';
 import type { StreamEventTranslator } from '../protocols/streamTranslator.ts';
@@ -99,6 +104,9 @@ export function classifyStreamError(error: unknown, res: ServerResponse): Exchan
   // Our own abort reasons come back as the thrown value.
   if (res.destroyed || error === 'client_aborted') return 'client_aborted';
   if (error === 'timeout_total' || error === 'proxy_stopping') return error;
+  // After the head, undici's length mismatch is a body cut short: a gateway that closes each connection
+  // after its answer has its close or reset mid-body reported so. Before the head it is invalid HTTP.
+  if (networkFailureCode(error) === CONTENT_LENGTH_MISMATCH_CODE) return 'stream_interrupted';
   const errorClass = classifyNetworkFailure(error);
   return errorClass === 'network' ? 'stream_interrupted' : errorClass;
 }

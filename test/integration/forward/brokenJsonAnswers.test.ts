@@ -33,6 +33,8 @@ const head = (lines: string): string => `HTTP/1.1 200 OK\r\ncontent-type: applic
 
 interface BrokenAnswer extends RawAnswer {
   name: string;
+  /** The row's class: a body cut short, or an answer that was no valid HTTP. */
+  errorClass: 'stream_interrupted' | 'upstream_error';
 }
 
 const BROKEN_ANSWERS: BrokenAnswer[] = [
@@ -40,24 +42,36 @@ const BROKEN_ANSWERS: BrokenAnswer[] = [
     name: 'a close before its Content-Length',
     bytes: Buffer.from(`${head(`content-length: ${WHOLE_BYTES + 40}\r\n`)}${WHOLE}`),
     after: 'close',
+    errorClass: 'stream_interrupted',
+  },
+  {
+    // undici reports a cut of an answer whose connection closes after it as a length mismatch.
+    name: 'a close before its Content-Length, on a connection closed after each answer',
+    bytes: Buffer.from(`${head(`connection: close\r\ncontent-length: ${WHOLE_BYTES + 40}\r\n`)}${WHOLE}`),
+    after: 'close',
+    errorClass: 'stream_interrupted',
   },
   {
     // Claude Code resends this one straight against the gateway (unhappyTurns.test.ts); the OpenAI SDK does not.
     name: 'a reset before its Content-Length',
     bytes: Buffer.from(`${head(`content-length: ${WHOLE_BYTES}\r\n`)}${WHOLE.slice(0, 40)}`),
     after: 'reset',
+    errorClass: 'stream_interrupted',
   },
   {
     name: 'gzip bytes that do not decode',
     bytes: Buffer.concat([Buffer.from(head(`content-encoding: gzip\r\ncontent-length: ${CORRUPT_GZIP.length}\r\n`)), CORRUPT_GZIP]),
+    errorClass: 'upstream_error',
   },
   {
     name: 'a chunk size that is not hex',
     bytes: Buffer.from(`${head('transfer-encoding: chunked\r\n')}zz\r\n${WHOLE}\r\n0\r\n\r\n`),
+    errorClass: 'upstream_error',
   },
   {
     name: 'its Content-Length twice',
     bytes: Buffer.from(`${head(`content-length: ${WHOLE_BYTES}\r\ncontent-length: ${WHOLE_BYTES}\r\n`)}${WHOLE}`),
+    errorClass: 'upstream_error',
   },
 ];
 
@@ -84,6 +98,7 @@ describe('a whole chat answer whose body failed after its 200', () => {
       expect(failure?.headers?.get('x-should-retry')).toBe('false');
       expect(standIn.requestsReceived).toBe(1);
       const end = await ended;
+      expect(end.errorClass).toBe(broken.errorClass);
       // The gateway answered: no cause or fix of the window's may send the user to the network.
       const shown = explanationOf(end.errorClass!, end.status, end.errorMessage, end.errorCode);
       expect(`${failure?.message} ${shown.meaning} ${shown.fix}`).not.toMatch(/connection to the gateway failed|check the network/i);

@@ -85,20 +85,20 @@ function values(files: ToolFiles): Record<string, unknown> {
   return (documentOf(files[CONFIG] ?? null).toJS() as Record<string, unknown> | null) ?? {};
 }
 
-/** `set-env` as aider reads it: one entry or a list of them (configargparse passes each as `--set-env`). */
-function setEnvList(config: Record<string, unknown>): unknown[] {
+/**
+ * `set-env` as aider reads it: one entry or a list of them (configargparse passes each as
+ * `--set-env`); null for any other shape, which holds no entry aider sets.
+ */
+function setEnvList(config: Record<string, unknown>): unknown[] | null {
   const setEnv = config[SET_ENV];
   if (setEnv === undefined || setEnv === null) return [];
   if (typeof setEnv === 'string') return [setEnv];
-  if (Array.isArray(setEnv)) return setEnv;
-  throw new ConnectFileError(
-    `${FILE_NAME}: "${SET_ENV}" is not a NAME=value entry or a list of them, where Airlock adds NO_PROXY: fix or move the file, then connect again`,
-  );
+  return Array.isArray(setEnv) ? setEnv : null;
 }
 
 /** Each entry's variable as aider sets it: split at the first `=`, both sides trimmed. */
 function setEnvEntries(config: Record<string, unknown>): { index: number; name: string; value: string }[] {
-  return setEnvList(config).flatMap((entry, index) => {
+  return (setEnvList(config) ?? []).flatMap((entry, index) => {
     if (typeof entry !== 'string' || !entry.includes('=')) return [];
     const at = entry.indexOf('=');
     return [{ index, name: entry.slice(0, at).trim(), value: entry.slice(at + 1).trim() }];
@@ -120,6 +120,12 @@ function withProxyBypass(text: string, env: NodeJS.ProcessEnv): string {
     return noProxy === null ? [] : [{ index: own?.index, entry: `${name}=${noProxy}` }];
   });
   if (written.length === 0) return text;
+  // Refused only when an entry is to be written: a file aider may not read is not Airlock's to judge otherwise.
+  if (list === null) {
+    throw new ConnectFileError(
+      `${FILE_NAME}: "${SET_ENV}" is not a NAME=value entry or a list of them, where Airlock adds NO_PROXY: fix or move the file, then connect again`,
+    );
+  }
   if (!Array.isArray(config[SET_ENV])) {
     // Absent, empty or one string: the whole list as one value, written where the option is or as a line after the last.
     const updated = [...list];

@@ -83,10 +83,15 @@ describe("aider: .aider.conf.yml set-env gets NO_PROXY and no_proxy naming 127.0
     ).toBe(true);
   });
 
-  it('refuses a set-env that is neither an entry nor a list of them', () => {
-    const connect = () => aiderAdapter.connect({ config: 'set-env:\n  NO_PROXY: corp.example\n' }, { ...SETTINGS, env: PROXY });
+  it('refuses a set-env that is neither an entry nor a list of them, only where it would add to it', () => {
+    const config = 'set-env:\n  NO_PROXY: corp.example\n';
+    const connect = () => aiderAdapter.connect({ config }, { ...SETTINGS, env: PROXY });
     expect(connect).toThrow(ConnectFileError);
     expect(connect).toThrow(/"set-env" is not a NAME=value entry or a list of them.*fix or move the file/);
+    // Without a proxy nothing is added there: the file is connected as before, and its preview reads.
+    expect(setEnvIn(aiderAdapter.connect({ config }, { ...SETTINGS, env: {} }).config as string)).toEqual({ NO_PROXY: 'corp.example' });
+    expect(aiderAdapter.secretValues({ config })).toEqual([]);
+    expect(aiderAdapter.proxyBypass?.({ config })).toEqual([]);
   });
 
   it('masks a secret among the set-env entries in the preview', () => {

@@ -68,6 +68,8 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
   // At most one resend after an idle close (closedWhileIdle). It meets no other stale connection:
   // undici's pool hands a request to its first client not busy, which was the one whose connection
   // closed (it took the request first), so the resend makes it a new connection (idleClose.test.ts).
+  // That holds while the resend goes out in the failure's own turn: an await before it could let
+  // another request take that client first.
   let resentAfterIdleClose = false;
   for (;;) {
     let reachedSocket = false;

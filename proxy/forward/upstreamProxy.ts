@@ -33,6 +33,8 @@ interface Named {
 
 /** Every variable that names a proxy, lower case before upper case as curl and undici read them. */
 const PROXY_VARIABLES = ['https_proxy', 'HTTPS_PROXY', 'http_proxy', 'HTTP_PROXY', 'all_proxy', 'ALL_PROXY'] as const;
+/** The variables that name a proxy's exceptions, in the same order. */
+export const NO_PROXY_VARIABLES = ['no_proxy', 'NO_PROXY'] as const;
 
 /** A variable's value, trimmed; null when unset or blank (a blank one means none, as curl reads it). */
 export function variableSet(env: NodeJS.ProcessEnv, name: string): string | null {
@@ -105,7 +107,7 @@ export function upstreamProxyFromEnv(env: NodeJS.ProcessEnv): UpstreamProxySetti
   const https = pick(['https_proxy', 'HTTPS_PROXY']);
   const http = pick(['http_proxy', 'HTTP_PROXY']);
   if (https === null && http === null) return { proxy: null, problems };
-  const noProxy = firstSet(env, ['no_proxy', 'NO_PROXY']);
+  const noProxy = firstSet(env, NO_PROXY_VARIABLES);
   // undici matches host names and domains; an address range (curl reads CIDR since 7.86) matches nothing.
   const ranges = (noProxy?.value.split(/[,\s]+/) ?? []).filter((entry) => entry.includes('/'));
   if (noProxy !== null && ranges.length > 0) {

@@ -1,4 +1,4 @@
-import { proxyShown, proxyVariableSet, variableSet as set, withScheme } from '../../forward/upstreamProxy.ts';
+import { NO_PROXY_VARIABLES, proxyShown, proxyVariableSet, variableSet as set, withScheme } from '../../forward/upstreamProxy.ts';
 
 /**
  * Whether the tools started with this environment reach Airlock directly. Probed with the real tools
@@ -9,8 +9,11 @@ import { proxyShown, proxyVariableSet, variableSet as set, withScheme } from '..
  * reach this computer's 127.0.0.1, fails the tool, and gets its Airlock client token and prompts in
  * clear text (a plain-http request through a proxy carries its headers to it).
  */
-/** Claude Code reads the lower-case one first on one path, curl only it: both must name Airlock. */
-const NO_PROXY_VARIABLES = ['no_proxy', 'NO_PROXY'] as const;
+/**
+ * Claude Code reads the lower-case one first on one path, curl only it: both must name Airlock, and
+ * connect writes both where a tool reads either (Claude Code's settings env, aider's set-env).
+ */
+export const NO_PROXY_WRITTEN = ['NO_PROXY', 'no_proxy'] as const;
 /** What every probed tool matches for a base URL of http://127.0.0.1:<port>. */
 const BYPASS_ENTRY = /^(\*|127\.0\.0\.1(:\d+)?)$/;
 /** The entry connect adds: the host of the base URL it writes. */

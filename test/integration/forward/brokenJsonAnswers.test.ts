@@ -2,6 +2,7 @@ import { gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { explanationOf } from '../../../proxy/app/control/mapping.ts';
 import { sdkChatFailure } from '../../support/sdkChat.ts';
+import { chatAnswerText } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { type RawAnswer, type RawGateway, startRawGateway } from '../../support/rawGateway.ts';
 import { findSentinel } from '../../support/sentinel.ts';
@@ -17,14 +18,7 @@ import { findSentinel } from '../../support/sentinel.ts';
  * three times (the OpenAI SDK's two resends; Claude Code's go up to ten). docs/gateway-spec.md §7
  * rule 3: a fee deducted without a full reply is not resent without deduplication.
  */
-const WHOLE = JSON.stringify({
-  id: 'chatcmpl-broken',
-  object: 'chat.completion',
-  created: 1,
-  model: 'gpt-4o-mini',
-  choices: [{ index: 0, message: { role: 'assistant', content: 'A whole answer.' }, finish_reason: 'stop' }],
-  usage: { prompt_tokens: 5, completion_tokens: 4, total_tokens: 9 },
-});
+const WHOLE = chatAnswerText('A whole answer.');
 const WHOLE_BYTES = Buffer.byteLength(WHOLE);
 const CORRUPT_GZIP = gzipSync(WHOLE);
 CORRUPT_GZIP.fill(0xff, 12, 24);

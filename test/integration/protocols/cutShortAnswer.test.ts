@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { chatAnswerText } from '../../support/http.ts';
 import { sdkChatFailure } from '../../support/sdkChat.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 
@@ -20,13 +21,7 @@ beforeEach(() => harness.simulator.reset());
 
 describe('a whole JSON answer cut short', () => {
   it('is sent once: the SDK does not resend a request the gateway ran and billed', async () => {
-    const whole = JSON.stringify({
-      id: 'chatcmpl-cut',
-      object: 'chat.completion',
-      created: 1,
-      model: 'gpt-4o-mini',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'A long answer.' }, finish_reason: 'stop' }],
-    });
+    const whole = chatAnswerText('A long answer.');
     harness.simulator.script({ kind: 'text', status: 200, contentType: 'application/json', text: whole.slice(0, 80) });
     const ended = harness.nextEnd();
     const failure = await sdkChatFailure(harness.proxy.url);

@@ -10,7 +10,7 @@ import {
   type ToolAdapter,
   type ToolFiles,
 } from '../toolAdapter.ts';
-import { noProxyForTool } from '../toolsProxyBypass.ts';
+import { NO_PROXY_WRITTEN, noProxyForTool } from '../toolsProxyBypass.ts';
 import { appendYamlItem, setYamlValue, yamlMappingDocument } from '../yamlFile.ts';
 
 /**
@@ -46,7 +46,6 @@ const API_KEY = 'openai-api-key';
  * programs read it too.
  */
 const SET_ENV = 'set-env';
-const NO_PROXY_NAMES = ['NO_PROXY', 'no_proxy'] as const;
 
 function documentOf(text: string | null) {
   return yamlMappingDocument(text, FILE_NAME);
@@ -114,7 +113,7 @@ function lastEntry(config: Record<string, unknown>, name: string) {
 function withProxyBypass(text: string, env: NodeJS.ProcessEnv): string {
   const config = values({ [CONFIG]: text });
   const list = setEnvList(config);
-  const written = NO_PROXY_NAMES.flatMap((name) => {
+  const written = NO_PROXY_WRITTEN.flatMap((name) => {
     const own = lastEntry(config, name);
     const noProxy = noProxyForTool(name, own?.value, env);
     return noProxy === null ? [] : [{ index: own?.index, entry: `${name}=${noProxy}` }];
@@ -177,7 +176,7 @@ export const aiderAdapter: ToolAdapter = {
   },
   proxyBypass(files) {
     const config = values(files);
-    return NO_PROXY_NAMES.flatMap((name) => {
+    return NO_PROXY_WRITTEN.flatMap((name) => {
       const entry = lastEntry(config, name);
       return entry ? [`${SET_ENV} ${name}=${entry.value}`] : [];
     });

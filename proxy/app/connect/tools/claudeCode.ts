@@ -1,6 +1,6 @@
 import path from 'node:path';
 import { editJsonc, jsoncSettings, parseJsonc, type JsonEdit } from '../jsoncFile.ts';
-import { noProxyForTool } from '../toolsProxyBypass.ts';
+import { NO_PROXY_WRITTEN, noProxyForTool } from '../toolsProxyBypass.ts';
 import { asRecord, isAirlockUrl, modelId, plainKey, secretsInTree, type ToolAdapter, type ToolFiles } from '../toolAdapter.ts';
 
 /**
@@ -30,13 +30,6 @@ const PROVIDER_SWITCHES = [
   'CLAUDE_CODE_USE_GATEWAY',
 ];
 
-/**
- * Both cases: Claude Code reads `NO_PROXY || no_proxy` on one path and `no_proxy || NO_PROXY` on
- * another, and the settings env replaces only the name it sets, so a shell's lower-case no_proxy
- * would win over an upper-case one alone (probed with 2.1.197, report T of session 29).
- */
-const NO_PROXY_NAMES = ['NO_PROXY', 'no_proxy'] as const;
-
 function switchedOn(value: unknown): boolean {
   return typeof value === 'string' && ['1', 'true', 'yes', 'on'].includes(value.trim().toLowerCase());
 }
@@ -61,7 +54,9 @@ export const claudeCodeAdapter: ToolAdapter = {
     ];
     if (settings.model) edits.push({ path: ['env', MODEL], value: settings.model });
     const env = envBlock(files, 'settings.json');
-    for (const name of NO_PROXY_NAMES) {
+    // Both cases: Claude Code reads `NO_PROXY || no_proxy` on one path and `no_proxy || NO_PROXY` on another,
+    // and the settings env replaces only the name it sets (probed with 2.1.197, report T of session 29).
+    for (const name of NO_PROXY_WRITTEN) {
       const noProxy = noProxyForTool(name, env[name], settings.env ?? {});
       if (noProxy !== null) edits.push({ path: ['env', name], value: noProxy });
     }
@@ -89,7 +84,7 @@ export const claudeCodeAdapter: ToolAdapter = {
   },
   proxyBypass(files) {
     const env = envBlock(files, 'settings.json');
-    return NO_PROXY_NAMES.filter((name) => typeof env[name] === 'string').map((name) => `env.${name}=${String(env[name])}`);
+    return NO_PROXY_WRITTEN.filter((name) => typeof env[name] === 'string').map((name) => `env.${name}=${String(env[name])}`);
   },
   settingsFormats: { [CONFIG]: jsoncSettings('settings.json') },
 };

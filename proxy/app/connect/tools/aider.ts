@@ -128,9 +128,11 @@ function withProxyBypass(text: string, env: NodeJS.ProcessEnv): string {
   const setEnv = config[SET_ENV];
   if (typeof setEnv === 'string' && setEnv.trim().includes('\n')) {
     // Likely meant as one entry a line (`set-env: |`), but aider sets only the first name, to all the rest.
-    const name = setEnv.trim().split('=', 1)[0]!.trim();
+    // Only a variable's name is said: the refusal reaches the window, and a line may be a key.
+    const name = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(setEnv)?.[1];
+    const effect = name === undefined ? 'one variable at most' : `${name} set to everything after its "="`;
     throw new ConnectFileError(
-      `${FILE_NAME}: "${SET_ENV}" is one text of several lines, which aider reads as a single entry (it sets ${name} to all the lines after it), where Airlock adds NO_PROXY: write each NAME=value as an item of a list ("${SET_ENV}:" then one "  - NAME=value" line each), then connect again`,
+      `${FILE_NAME}: "${SET_ENV}" is one text of several lines, which aider reads as a single entry (${effect}), where Airlock adds NO_PROXY: write each NAME=value as an item of a list ("${SET_ENV}:" then one "  - NAME=value" line each), then connect again`,
     );
   }
   if (!Array.isArray(setEnv)) {

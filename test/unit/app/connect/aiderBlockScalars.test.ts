@@ -64,8 +64,12 @@ describe('aider: a .aider.conf.yml holding block scalars connects, their text ke
     const config = `set-env: |\n  OPENAI_API_VERSION=2024-10-21\n  AZURE_API_KEY=azure-secret-0123456789\n${NOTES}`;
     const connect = () => aiderAdapter.connect({ config }, { ...SETTINGS, env: PROXY });
     expect(connect).toThrow(ConnectFileError);
-    expect(connect).toThrow(/"set-env" is one text of several lines.*OPENAI_API_VERSION.*- NAME=value/);
+    expect(connect).toThrow(/"set-env" is one text of several lines.*OPENAI_API_VERSION set to everything after.*- NAME=value/);
     expect(connect).not.toThrow(/azure-secret/);
+    // A first line that is no NAME= (a pasted key) is not said either.
+    const pasted = `set-env: |\n  sk-pasted-0123456789\n  A=1\n`;
+    expect(() => aiderAdapter.connect({ config: pasted }, { ...SETTINGS, env: PROXY })).toThrow(/single entry \(one variable at most\)/);
+    expect(() => aiderAdapter.connect({ config: pasted }, { ...SETTINGS, env: PROXY })).not.toThrow(/sk-pasted/);
     // Without a proxy nothing is added to it: the rest connects, the block untouched.
     const written = aiderAdapter.connect({ config }, { ...SETTINGS, env: {} }).config!;
     expect(written.startsWith(config)).toBe(true);

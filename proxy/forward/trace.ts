@@ -9,11 +9,10 @@ import { BodyCapture, type CapturedBody, type CaptureKeyMasker } from './capture
 import { RequestBodyRecord } from './requestBodyRecord.ts';
 import { flattenHeaders } from './headers.ts';
 import { EventOffsetRecorder } from '../core/eventOffsets.ts';
-import { FallbackChain } from './fallbackChain.ts';
 import { newRequestId } from '../core/requestId.ts';
 import { progressTick, streamStartsEstimating, streamStopsEstimating, type ProgressEstimate } from './progressTick.ts';
 import type { TraceAccounting, TraceStart } from './traceShapes.ts';
-import { AttemptRuns } from './unstatedRuns.ts';
+import { RequestAttempts } from './requestAttempts.ts';
 import { WrittenOutput } from './writtenOutput.ts';
 import type { OutputTally } from './outputTally.ts';
 
@@ -44,7 +43,6 @@ export class RequestTrace {
   /** The headers a success's client got, flattened for the log only when something reads them. */
   #sentHeaders: Record<string, string | string[]> | null = null;
   #ttfbMs: number | null = null;
-  #retries = 0;
   #status = 0;
   #errorClass: ErrorClass | null = null;
   #errorMessage: string | null = null;
@@ -56,18 +54,12 @@ export class RequestTrace {
   readonly #gatewayKeys: GatewayKeyUse[] = [];
   #usage: TokenUsage | null = null;
   #billedCalls = 1;
-  /** Whether each attempt may have run at the gateway, and those it may bill with no usage stated. */
-  readonly attempts = new AttemptRuns();
+  /** How many attempts went out, by fallback step, whether each may have run at the gateway, and those it may bill with no usage stated. */
+  readonly attempts = new RequestAttempts();
   #upstreamAnswerComplete = false;
   #successFailure: 'declared' | 'brokeOff' | null = null;
   #started = false;
   private hasEnded = false;
-  /** Made when the request first falls back: most never do. */
-  #steps: FallbackChain | null = null;
-  /** Retries made before the current step: each step has its own profile's retries. */
-  #retriesBeforeStep = 0;
-  /** The current step's resends that are none of the profile's retries: on a pool's next key, changed after a refusal, after an idle close. */
-  #stepResendsBeyondPolicy = 0;
   #laterNotes: string[] | null = null; // changes made after the row began (a resend without what the gateway refused)
 
   constructor(events: RequestEvents, captureLimitBytes: number) {
@@ -86,11 +78,11 @@ export class RequestTrace {
     return this.#ttfbMs;
   }
   get retries(): number {
-    return this.#retries;
+    return this.attempts.retries;
   }
   /** Retries of the current fallback step (all of them when the request did not fall back), resends beyond the policy left out. */
   get stepRetries(): number {
-    return this.#retries - this.#retriesBeforeStep - this.#stepResendsBeyondPolicy;
+    return this.attempts.stepRetries;
   }
   get status(): number {
     return this.#status;
@@ -162,15 +154,14 @@ export class RequestTrace {
     if (upstreamRequestId !== null) this.#upstreamRequestIds.push(upstreamRequestId);
   }
 
-  /** Whether the current attempt may have run at the gateway so far (a socket reached; an answer's 4xx says not): AttemptRuns. */
+  /** Whether the current attempt may have run at the gateway so far (a socket reached; an answer's 4xx says not): RequestAttempts. */
   attemptMayHaveRun(mayHaveRun: boolean): void {
     this.attempts.judged(mayHaveRun);
   }
 
   /** The current attempt is over and a further one is about to be sent. */
   retried(): void {
-    this.attempts.nextAttempt();
-    this.#retries += 1;
+    this.attempts.retried();
   }
 
   /**
@@ -178,8 +169,7 @@ export class RequestTrace {
    * closed a kept-alive one unread (upstreamExecution.ts closedWhileIdle): in the row, not one of the profile's retries.
    */
   resentBeyondPolicy(): void {
-    this.retried();
-    this.#stepResendsBeyondPolicy += 1;
+    this.attempts.resentBeyondPolicy();
   }
 
   /** What became of a change made after the row began (a resend without what the gateway refused), for the row's end. */
@@ -190,16 +180,12 @@ export class RequestTrace {
   /** The step tried (`failed`: its profile, model, outcome) is over; `skipped` steps were not sent (a budget, a missing
    *  profile). `next` is tried now; without one, the failed step's answer goes to the client, the chain shows the skipped. */
   fellBack(failed: FallbackHop, skipped: readonly FallbackHop[], next: Pick<FallbackHop, 'profileId' | 'model'> | null): void {
-    this.#steps ??= new FallbackChain();
-    if (!this.#steps.fellBack(failed, skipped, next)) return;
-    this.attempts.nextAttempt();
-    this.#retriesBeforeStep = this.#retries;
-    this.#stepResendsBeyondPolicy = 0;
+    this.attempts.fellBack(failed, skipped, next);
   }
 
   /** Who answers and the way there, once the request fell back (or skipped a fallback); undefined otherwise. */
   get fallback(): RequestFallback | undefined {
-    return this.#steps?.current(this.#status, this.#errorClass);
+    return this.attempts.fallback(this.#status, this.#errorClass);
   }
 
   /** The answer the client gets starts with the gateway's status (headers as Airlock passes them, key masked). */
@@ -215,7 +201,7 @@ export class RequestTrace {
       status,
       ttfbMs: this.#ttfbMs,
       upstreamRequestId,
-      retries: this.#retries,
+      retries: this.attempts.retries,
     };
     // Set only when there is one (no spread of a fresh object per request).
     const fallback = this.fallback;
@@ -365,7 +351,7 @@ export class RequestTrace {
       status,
       durationMs: this.elapsedMs(),
       ttfbMs: this.#ttfbMs,
-      retries: this.#retries,
+      retries: this.attempts.retries,
       errorClass: this.#errorClass,
       errorMessage: this.#errorMessage,
       errorCode: this.#errorCode,

@@ -30,32 +30,6 @@ export interface RunEstimate {
   costCredits: number | null;
 }
 
-/** Whether the gateway may have run the request, attempt by attempt, and which attempts it may bill unstated. */
-export class AttemptRuns {
-  #ranInEarlierAttempt = false;
-  #ranInThisAttempt = false;
-  readonly #unstated: UnstatedRun[] = [];
-
-  get mayHaveRun(): boolean {
-    return this.#ranInEarlierAttempt || this.#ranInThisAttempt;
-  }
-  /** The current attempt as judged so far; a later judgement of it replaces this one. */
-  judged(mayHaveRun: boolean): void {
-    this.#ranInThisAttempt = mayHaveRun;
-  }
-  /** The current attempt is over and another (a retry, a fallback step) goes out. */
-  nextAttempt(): void {
-    this.#ranInEarlierAttempt ||= this.#ranInThisAttempt;
-    this.#ranInThisAttempt = false;
-  }
-  ranUnstated(run: UnstatedRun): void {
-    this.#unstated.push(run);
-  }
-  get unstated(): readonly UnstatedRun[] {
-    return this.#unstated;
-  }
-}
-
 /**
  * The answer's accounting with the attempts that may be billed unstated: their estimated input
  * counts in the cost (so toward the caps), labelled in a note. Without an answer's usage the row's

@@ -1,10 +1,12 @@
 import { randomInt } from 'node:crypto';
-import { closeSync, mkdirSync, openSync } from 'node:fs';
-import { join } from 'node:path';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readlinkSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 
 export const DATABASE_FILE_NAME = 'requests.db';
 const PRIVATE_FILE_MODE = 0o600;
+/** Linux's own limit on the links one path lookup follows before ELOOP (path_resolution(7)). */
+const MAX_LINKS_FOLLOWED = 40;
 
 /**
  * Migrations in order; `PRAGMA user_version` records how many have run. Never edit a shipped
@@ -285,16 +287,31 @@ export function openLogDatabase(options: OpenLogDatabaseOptions): DatabaseSync {
  * connection holds the shared lock that tells other processes the log is in use. Without that
  * lock, the sqlite3 shell or a backup script closing its own connection took the log for unused
  * and deleted its WAL under Airlock ("WAL checkpoint failed: disk I/O error"; otherProcessReader.test.ts).
+ * A link to nothing (the log kept on another disk, its file deleted) is followed to where it points:
+ * O_CREAT|O_EXCL refuses any link (open(2)), and SQLite would then create the target itself, 0644.
  */
 function createPrivately(file: string): void {
-  let fd: number;
-  try {
-    fd = openSync(file, 'wx', PRIVATE_FILE_MODE);
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'EEXIST') return;
-    throw error;
+  let target = file;
+  for (let links = 0; links <= MAX_LINKS_FOLLOWED; links += 1) {
+    try {
+      closeSync(openSync(target, 'wx', PRIVATE_FILE_MODE));
+      return;
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT' && target !== file) {
+        throw new Error(
+          `${file} is a link to ${target}, whose folder is missing, so the request log cannot be made there: connect the disk it is on, or delete the link to keep the log in ${dirname(file)}, then start Airlock again.`,
+        );
+      }
+      if (code !== 'EEXIST') throw error;
+    }
+    // A file, or a link to one, is there: SQLite opens it as it is (makeDataDirPrivate narrows its mode).
+    if (!lstatSync(target).isSymbolicLink() || existsSync(target)) return;
+    target = resolve(dirname(target), readlinkSync(target));
   }
-  closeSync(fd);
+  throw new Error(
+    `${file} leads through more than ${MAX_LINKS_FOLLOWED} links (or round a loop of them): point it at the request log's file, then start Airlock again.`,
+  );
 }
 
 function migrate(db: DatabaseSync): void {

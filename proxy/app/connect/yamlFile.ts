@@ -29,7 +29,7 @@ export type YamlPath = readonly (string | number)[];
 
 /**
  * The text with the value at `path` set (undefined: removed). A scalar replaced by a scalar is
- * rewritten at the range the parser found it, and a key new to a block mapping is added as a line
+ * rewritten at the range the parser found it (withScalarReplaced), and a key new to a block mapping is added as a line
  * after the mapping's last (a list or mapping value in flow style), every other byte kept; anything else goes through the
  * document model, printed in the file's own indentation, sequence style and line ends (the printer
  * keeps comments but not, say, the spaces before one). The result is read back and must hold
@@ -38,17 +38,9 @@ export type YamlPath = readonly (string | number)[];
 export function setYamlValue(text: string, fileName: string, path: YamlPath, value: unknown): string {
   const document = yamlMappingDocument(withoutByteOrderMark(text), fileName);
   const node = document.getIn(path, true);
-  if (
-    isScalar(node) &&
-    node.range &&
-    isPlainValue(value) &&
-    isPlainValue(node.value) &&
-    node.type !== Scalar.BLOCK_FOLDED &&
-    node.type !== Scalar.BLOCK_LITERAL
-  ) {
-    const [start, end] = node.range;
+  if (isScalar(node) && node.range && isPlainValue(value) && isPlainValue(node.value)) {
     const body = withoutByteOrderMark(text);
-    const edited = `${body.slice(0, start)}${stringify(value).trimEnd()}${body.slice(end)}`;
+    const edited = withScalarReplaced(body, node, stringify(value).trimEnd());
     document.setIn(path, value);
     return checked(byteOrderMarkOf(text) + edited, document, fileName);
   }
@@ -112,6 +104,24 @@ export function appendYamlItem(text: string, fileName: string, path: YamlPath, v
   const before = body.slice(0, at);
   const edited = `${before}${before.endsWith('\n') ? '' : eol}${lines.join('')}${body.slice(at)}`;
   return checked(byteOrderMarkOf(text) + edited, document, fileName);
+}
+
+/**
+ * The text with the scalar `node` (parsed from it) written over by `replacement`, a value on one
+ * line. A block scalar (`|`, `>-`) is its header line and the lines under it, its range ending after
+ * the last one's line end: that line end stays, else the next key would join the value's line, and a
+ * comment on the header line stays after the new value.
+ */
+export function withScalarReplaced(text: string, node: Scalar, replacement: string): string {
+  const [start, end] = node.range!;
+  if (node.type !== Scalar.BLOCK_FOLDED && node.type !== Scalar.BLOCK_LITERAL) {
+    return `${text.slice(0, start)}${replacement}${text.slice(end)}`;
+  }
+  const value = text.slice(start, end);
+  const lineEnd = /\r?\n$/.exec(value)?.[0] ?? '';
+  const header = /^[^\r\n]*/.exec(value)![0];
+  const comment = /[ \t]+#.*$/.exec(header)?.[0] ?? '';
+  return `${text.slice(0, start)}${replacement}${comment}${text.slice(end - lineEnd.length)}`;
 }
 
 /** The text with `key: value` as a line after the block mapping's last entry, lined up with its first key; null when their places are unknown. */

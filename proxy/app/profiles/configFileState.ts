@@ -1,4 +1,4 @@
-import { copyFileSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
+import { chmodSync, copyFileSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { CONFIG_FILE_NAME, type ConfigFile } from '../../contracts/config.ts';
 import { parseConfigText } from './configParse.ts';
@@ -18,6 +18,7 @@ export type ConfigFileState =
   | { kind: 'broken'; message: string; backupPath: string; stamp: FileStamp };
 
 export const BROKEN_BACKUP_PREFIX = `${CONFIG_FILE_NAME}.broken-`;
+const PRIVATE_FILE_MODE = 0o600;
 
 export function statStamp(filePath: string): FileStamp | null {
   try {
@@ -57,7 +58,10 @@ function backUpBrokenFile(filePath: string, text: string): string {
   if (existing) return existing;
   const timestamp = new Date().toISOString().replace(/[:.]/g, '-');
   const backupPath = path.join(directory, `${BROKEN_BACKUP_PREFIX}${timestamp}`);
+  // The copy takes its source's mode, and start narrows only airlock.json itself: a hand-made file
+  // readable by all would leave a copy so for good.
   copyFileSync(filePath, backupPath);
+  chmodSync(backupPath, PRIVATE_FILE_MODE);
   return backupPath;
 }
 

@@ -234,7 +234,9 @@ function writeAtomically(dataDir: string, text: string): void {
   const path = unwrittenSpendPath(dataDir);
   const temporary = `${path}.tmp`;
   try {
-    const fd = openSync(temporary, 'w', 0o600);
+    // Made new, never reused: a file left there keeps its own mode through the rename, and a link there is written through.
+    rmSync(temporary, { force: true });
+    const fd = openSync(temporary, 'wx', 0o600);
     try {
       writeSync(fd, text);
       // On disk before the rename: after a power cut the file is the old one or the new one, whole.

@@ -1,4 +1,4 @@
-import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
@@ -110,5 +110,37 @@ describe("the data directory and the files Airlock writes in it are the user's a
       'capabilities.json': '600',
     });
     expect(Object.values(modes).every((mode) => (Number.parseInt(mode, 8) & 0o077) === 0)).toBe(true);
+  });
+
+  // O_CREAT|O_EXCL refuses any link, even one to nothing (open(2)), and SQLite then follows it and
+  // creates the target itself, 0644 under this umask.
+  it('a request log that is a link to a missing file: the target is created 0600, its WAL and shared memory beside it', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'airlock-perm-link-'));
+    dirs.push(root);
+    const dataDir = path.join(root, 'Airlock');
+    const elsewhere = path.join(root, 'big-disk');
+    mkdirSync(elsewhere);
+    await configure(dataDir);
+    // A link to a link to nothing, the last one relative, as `ln -s` makes them.
+    symlinkSync(path.join(dataDir, 'log-link'), path.join(dataDir, 'requests.db'));
+    symlinkSync(path.join('..', 'big-disk', 'requests.db'), path.join(dataDir, 'log-link'));
+
+    const { airlock } = await modesWhileRunning(dataDir);
+    const modes = modesUnder(elsewhere);
+    await airlock.stop();
+    expect(lstatSync(path.join(dataDir, 'requests.db')).isSymbolicLink()).toBe(true);
+    expect(modes).toEqual({ '.': '755', 'requests.db': '600', 'requests.db-wal': '600', 'requests.db-shm': '600' });
+  });
+
+  it('a request log that is a link into a missing folder: start refuses, naming the link and its target', async () => {
+    const root = mkdtempSync(path.join(tmpdir(), 'airlock-perm-unmounted-'));
+    dirs.push(root);
+    const dataDir = path.join(root, 'Airlock');
+    await configure(dataDir);
+    const target = path.join(root, 'unmounted', 'requests.db');
+    symlinkSync(target, path.join(dataDir, 'requests.db'));
+    await expect(
+      startAirlock({ dataDir, port: 0, env: {}, secrets: memorySecretStore({ [gatewayKeyAccount('main')]: SENTINEL_KEY }) }),
+    ).rejects.toThrow(`${path.join(dataDir, 'requests.db')} is a link to ${target}`);
   });
 });

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readdirSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { SpendEntry } from '../../../proxy/store/write/unwrittenSpend.ts';
@@ -67,6 +67,26 @@ describe('the saved record of unwritten spend', () => {
     mkdirSync(join(dataDir(), UNWRITTEN_SPEND_FILE_NAME, 'taken'), { recursive: true });
     expect(saveUnwrittenSpend(dataDir(), [ENTRY], 1)).toMatch(/EISDIR|directory/i);
     expect(existsSync(join(dataDir(), `${UNWRITTEN_SPEND_FILE_NAME}.tmp`))).toBe(false);
+  });
+
+  // Opened with 'w', a temporary file already there kept its mode through the rename, and a link
+  // there was written through: the record would be readable by others, or land outside the data dir.
+  it('is 0600 and in the data directory whatever stood at its temporary name', () => {
+    const temporary = join(dataDir(), `${UNWRITTEN_SPEND_FILE_NAME}.tmp`);
+    const outside = join(dataDir(), 'outside', 'shared.json');
+    mkdirSync(join(dataDir(), 'outside'));
+    writeFileSync(outside, 'theirs', { mode: 0o644 });
+    writeFileSync(temporary, 'left by a crash', { mode: 0o644 });
+    expect(saveUnwrittenSpend(dataDir(), [ENTRY], 1)).toBeNull();
+    const saved = join(dataDir(), UNWRITTEN_SPEND_FILE_NAME);
+    expect(statSync(saved).mode & 0o777).toBe(0o600);
+
+    symlinkSync(outside, temporary);
+    expect(saveUnwrittenSpend(dataDir(), [ENTRY], 2)).toBeNull();
+    expect(lstatSync(saved).isSymbolicLink()).toBe(false);
+    expect(statSync(saved).mode & 0o777).toBe(0o600);
+    expect(readFileSync(outside, 'utf8')).toBe('theirs');
+    expect(readSavedSpend(dataDir())).toMatchObject({ kind: 'saved', entries: [ENTRY] });
   });
 
   it('takes the reserve once, at its size', () => {

@@ -11,7 +11,7 @@ import {
   type ToolFiles,
 } from '../toolAdapter.ts';
 import { NO_PROXY_WRITTEN, noProxyForTool } from '../toolsProxyBypass.ts';
-import { appendYamlItem, setYamlValue, yamlMappingDocument } from '../yamlFile.ts';
+import { appendYamlItem, setYamlValue, withScalarReplaced, yamlMappingDocument } from '../yamlFile.ts';
 
 /**
  * aider reads `.aider.conf.yml` from the home directory (then the git root and the current
@@ -63,11 +63,11 @@ function setOption(text: string, key: string, value: string | readonly unknown[]
   }
   const pair = options?.items.find((item) => isScalar(item.key) && item.key.value === key);
   const range = (pair?.value as { range?: [number, number, number] } | null | undefined)?.range;
-  if (range) {
-    const [start, end] = range;
+  if (isScalar(pair?.value) && range) {
     // `key:` with nothing after it has an empty range just past the colon.
-    return `${text.slice(0, start)}${start === end ? ' ' : ''}${scalar}${text.slice(end)}`;
+    return withScalarReplaced(text, pair.value, `${range[0] === range[1] ? ' ' : ''}${scalar}`);
   }
+  if (range) return `${text.slice(0, range[0])}${scalar}${text.slice(range[1])}`;
   if (pair) {
     document.set(key, value);
     return document.toString();
@@ -125,9 +125,20 @@ function withProxyBypass(text: string, env: NodeJS.ProcessEnv): string {
       `${FILE_NAME}: "${SET_ENV}" is not a NAME=value entry or a list of them, where Airlock adds NO_PROXY: fix or move the file, then connect again`,
     );
   }
-  if (!Array.isArray(config[SET_ENV])) {
+  const setEnv = config[SET_ENV];
+  if (typeof setEnv === 'string' && setEnv.trim().includes('\n')) {
+    // Likely meant as one entry a line (`set-env: |`), but aider sets only the first name, to all the rest.
+    // Only a variable's name is said: the refusal reaches the window, and a line may be a key.
+    const name = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*=/.exec(setEnv)?.[1];
+    const effect = name === undefined ? 'one variable at most' : `${name} set to everything after its "="`;
+    throw new ConnectFileError(
+      `${FILE_NAME}: "${SET_ENV}" is one text of several lines, which aider reads as a single entry (${effect}), where Airlock adds NO_PROXY: write each NAME=value as an item of a list ("${SET_ENV}:" then one "  - NAME=value" line each), then connect again`,
+    );
+  }
+  if (!Array.isArray(setEnv)) {
     // Absent, empty or one string: the whole list as one value, written where the option is or as a line after the last.
-    const updated = [...list];
+    // A one-line block scalar (`set-env: >-`) holds its entry with line breaks around it, which aider strips.
+    const updated = list.map((entry) => (typeof entry === 'string' ? entry.trim() : entry));
     for (const { index, entry } of written) updated[index ?? updated.length] = entry;
     return setOption(text, SET_ENV, updated);
   }

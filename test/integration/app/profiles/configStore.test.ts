@@ -60,11 +60,14 @@ describe('ConfigStore', () => {
   it('keeps a broken file, copies it aside, and refuses to write until it is fixed', async () => {
     const broken = '{\n  "version": 1,\n  "profiles": [\n    { "id": "work", "name": "Work" }\n  ]\n}\n';
     writeFileSync(configPath(), broken);
+    // Made by hand, readable by all: the copy is still the user's alone, as start narrows only airlock.json itself.
+    fs.chmodSync(configPath(), 0o644);
     const store = open();
     expect(store.problem()).toContain('profiles[0].baseUrl (line 4)');
     const backups = readdirSync(dataDir).filter((name) => name.startsWith('airlock.json.broken-'));
     expect(backups).toHaveLength(1);
     expect(readFileSync(path.join(dataDir, backups[0] ?? ''), 'utf8')).toBe(broken);
+    expect(statSync(path.join(dataDir, backups[0] ?? '')).mode & 0o777).toBe(0o600);
 
     await expect(store.update((config) => config)).rejects.toBeInstanceOf(ConfigBrokenError);
     expect(readFileSync(configPath(), 'utf8')).toBe(broken);

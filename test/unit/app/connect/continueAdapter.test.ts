@@ -71,6 +71,19 @@ describe('the Continue adapter', () => {
     expect(findSentinel(written)).toBeNull();
   });
 
+  it('writes over an apiBase and apiKey held in block scalars in place too, keeping the line after them', () => {
+    const config = CONFIG.replace('https://gw.example.com/v1', '>-\n      https://gw.example.com/v1').replace(
+      SENTINEL_KEY,
+      `|\n      ${SENTINEL_KEY}`,
+    );
+    const written = continueAdapter.connect({ config, legacy: null }, { proxyUrl: PROXY_URL, token: TOKEN, dropGatewayKey: true }).config!;
+    expect(written).toBe(
+      CONFIG.replace('https://gw.example.com/v1', `${PROXY_URL}/v1`)
+        .replace(SENTINEL_KEY, TOKEN)
+        .replace('      - edit\n', '      - edit\n    requestOptions: {noProxy: [127.0.0.1]}\n'),
+    );
+  });
+
   it('does not take a secret reference for a key', () => {
     const config = CONFIG.replace(SENTINEL_KEY, `$${'{{'} secrets.GATEWAY_KEY }}`);
     expect(continueAdapter.gateway({ config }, PROXY_URL)).toBeNull();

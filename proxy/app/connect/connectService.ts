@@ -32,7 +32,7 @@ import { chooseImportProfile, type ImportProfile } from './importProfile.ts';
 import { fileChange, masker, type SecretLabel } from './preview.ts';
 import { ConnectError, ConnectFileError, type FoundGateway, movedKeyPlaceholder, type ToolAdapter, type ToolFiles } from './toolAdapter.ts';
 import { adapterFor, TOOL_ADAPTERS } from './tools/index.ts';
-import { proxyBypassNote } from './toolsProxyBypass.ts';
+import { proxyBypassNote, shellProxyBypassNote } from './toolsProxyBypass.ts';
 import { undoneText } from './undoFile.ts';
 
 export interface ConnectDeps {
@@ -267,7 +267,11 @@ export class ConnectService {
     });
     const bypassBefore = new Set(adapter.proxyBypass?.(files));
     const bypassWritten = adapter.proxyBypass?.({ ...files, ...after }).filter((setting) => !bypassBefore.has(setting)) ?? [];
-    const notes = bypassWritten.length > 0 ? [proxyBypassNote(adapter.title, bypassWritten, this.#deps.env)] : [];
+    const shellOnly = adapter.proxyBypassInShellOnly;
+    const notes = [
+      ...(bypassWritten.length > 0 ? [proxyBypassNote(adapter.title, bypassWritten, this.#deps.env)] : []),
+      ...(shellOnly ? [shellProxyBypassNote(adapter.title, shellOnly.afterwards, this.#deps.env)].filter((note) => note !== null) : []),
+    ];
     // A tool left without a model asks the gateway for its built-in default (Codex's OpenAI model, Claude
     // Code's claude-*), which the gateway may not serve: its first request would fail with model not found.
     // The user names the model; Airlock never picks one, since the model sets what the tool spends.

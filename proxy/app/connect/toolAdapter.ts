@@ -61,6 +61,11 @@ export interface ToolAdapter {
   secretValues(files: ToolFiles): string[];
   /** The settings that make the tool skip a proxy for Airlock, as `where=value`: connect says which it wrote. */
   proxyBypass?(files: ToolFiles): string[];
+  /**
+   * Set for a tool that reads a proxy exception only from the environment it starts in (none of its
+   * files holds one): connect then says what to set in the shell, and `afterwards` what else it takes.
+   */
+  proxyBypassInShellOnly?: { afterwards: string | null };
   /** The roles whose files undo reads as settings, putting back each one Airlock changed (else it takes out Airlock's lines). */
   settingsFormats?: Record<string, SettingsFormat>;
 }

@@ -50,19 +50,56 @@ export function proxyBypassNote(toolTitle: string, written: readonly string[], e
   return `Wrote ${written.join(' and ')} for ${toolTitle}: ${why}.`;
 }
 
-/** The warning for an environment whose tools would send Airlock's requests to a proxy; null when they would not. */
-export function toolsThroughProxyWarning(env: NodeJS.ProcessEnv): string | null {
+/** Why tools started with this environment would send Airlock's requests to a proxy: the proxy's variable and the exceptions lacking 127.0.0.1. */
+interface ThroughProxy {
+  proxyVariable: string;
+  /** The exception variables, either case, that are unset or do not name 127.0.0.1. */
+  lacking: string[];
+}
+
+function throughProxy(env: NodeJS.ProcessEnv): ThroughProxy | null {
   const proxyVariable = proxyVariableSet(env);
   if (proxyVariable === null) return null;
   const noProxies = NO_PROXY_VARIABLES.map((name) => ({ name, value: set(env, name) }));
   const given = noProxies.filter(({ value }) => value !== null);
   // A tool reads the one that is set; with both set, some read each.
   if (given.length > 0 && given.every(({ value }) => namesAirlock(value!))) return null;
-  const lacking = noProxies.filter(({ value }) => value === null || !namesAirlock(value)).map(({ name }) => name);
-  const proxyValue = set(env, proxyVariable)!;
-  const proxy = proxyShown(withScheme(proxyValue));
+  return { proxyVariable, lacking: noProxies.filter(({ value }) => value === null || !namesAirlock(value)).map(({ name }) => name) };
+}
+
+function lackingText(lacking: readonly string[]): string {
+  return `${lacking.join(' and ')} ${lacking.length > 1 ? 'do' : 'does'} not name 127.0.0.1`;
+}
+
+/** The warning for an environment whose tools would send Airlock's requests to a proxy; null when they would not. */
+export function toolsThroughProxyWarning(env: NodeJS.ProcessEnv): string | null {
+  const found = throughProxy(env);
+  if (found === null) return null;
+  const proxy = proxyShown(withScheme(set(env, found.proxyVariable)!));
   return (
-    `Tools started with this environment send their requests for Airlock, with its client token and your prompts, through the proxy ${proxy} (${proxyVariable}), ` +
-    `which cannot reach this computer's Airlock: ${lacking.join(' and ')} ${lacking.length > 1 ? 'do' : 'does'} not name 127.0.0.1`
+    `Tools started with this environment send their requests for Airlock, with its client token and your prompts, through the proxy ${proxy} (${found.proxyVariable}), ` +
+    `which cannot reach this computer's Airlock: ${lackingText(found.lacking)}`
+  );
+}
+
+/**
+ * What connect says for a tool that takes a proxy exception only from the environment it starts in, so
+ * that nothing connect writes can keep its requests for Airlock off a proxy: the NO_PROXY and no_proxy
+ * to set in the shell (each keeping the entries it has, plus 127.0.0.1, as `noProxyForTool` merges them),
+ * then `afterwards` when the tool needs more (a daemon to restart). Null when connect's environment
+ * would not send a tool to a proxy, by the start warning's rule. Probed with Cline's CLI 3.0.65 and
+ * OpenCode 1.18.33 (both on Bun, 2026-11-29): with HTTP_PROXY or http_proxy set, each sends its requests
+ * for http://127.0.0.1:<port> to the proxy unless the exception it reads, `no_proxy` when set, else
+ * `NO_PROXY`, names 127.0.0.1 as written.
+ */
+export function shellProxyBypassNote(toolTitle: string, afterwards: string | null, env: NodeJS.ProcessEnv): string | null {
+  const found = throughProxy(env);
+  if (found === null) return null;
+  const values = NO_PROXY_WRITTEN.map((name) => `${name}=${noProxyForTool(name, undefined, env)}`);
+  return (
+    `${toolTitle} reads no proxy exception from its own files, so connect wrote none: with HTTP_PROXY or http_proxy set where it runs, ` +
+    'it sends its requests for Airlock, with the client token and your prompts, to that proxy, which cannot reach this computer. ' +
+    `Set ${values.join(' and ')} in the shell you start it from${afterwards ? `, then ${afterwards}` : ''} ` +
+    `(here ${found.proxyVariable} is set and ${lackingText(found.lacking)}).`
   );
 }

@@ -129,6 +129,12 @@ export const clineAdapter: ToolAdapter = {
     return secretsInTree(parsed(files));
   },
   settingsFormats: { [CONFIG]: withoutClineBookkeeping() },
+  // Cline's CLI runs on Bun, whose fetch, given no `proxy` option, takes the proxy and its exceptions from
+  // the environment (https://bun.sh/guides/http/proxy); no file of Cline's sets either (its provider
+  // settings have no proxy field). The hub daemon an earlier run left up sends a later run's requests with
+  // the environment it started in: probed with 3.0.65 (2026-11-29), a run with NO_PROXY=127.0.0.1 went
+  // through the proxy while a hub started without it was up, and directly after `cline hub stop`.
+  proxyBypassInShellOnly: { afterwards: 'run `cline hub stop` there, since its hub daemon keeps the environment it started in' },
 };
 
 /**

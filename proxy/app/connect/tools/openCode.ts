@@ -85,4 +85,9 @@ export const openCodeAdapter: ToolAdapter = {
     return secretsInTree(parsed(files));
   },
   settingsFormats: { [CONFIG]: jsoncSettings('opencode.json') },
+  // OpenCode runs on Bun, whose fetch, given no `proxy` option, takes the proxy and its exceptions from the
+  // environment (https://bun.sh/guides/http/proxy); no setting of OpenCode's passes one: a provider's
+  // `options` go to the AI SDK's provider, whose fetch OpenCode wraps for timeouts only (1.18.33's bundle,
+  // probed 2026-11-29).
+  proxyBypassInShellOnly: { afterwards: null },
 };

@@ -26,6 +26,9 @@ const chat = (content = 'hello', options: { fields?: Record<string, unknown>; co
     body: chatBody({ messages: [{ role: 'user', content }], ...options.fields }),
   });
 
+/** The profile's spend today as the caps count it: a cap set this far above it leaves exactly that much room. */
+const spentToday = (): number => harness.spendGate.ledger.totals({ kind: 'profile', profileId: 'main' }, Date.now()).dayCredits;
+
 const chatCalls = (): number => harness.simulator.received.filter((received) => received.path === '/v1/chat/completions').length;
 
 beforeAll(async () => {
@@ -59,6 +62,33 @@ describe('budgets over the real proxy', () => {
 
     expect(replies.map((reply) => reply.status).sort()).toEqual([200, 200, 200, 402, 402]);
     expect(chatCalls()).toBe(3);
+  });
+
+  // Continue's autocomplete and FIM tools send many at once to the legacy endpoint; OpenAI's reference bills `best_of`
+  // completions per request, of which `n` are returned (platform.openai.com/docs/api-reference/completions/create).
+  it.each([
+    ['max_tokens', { max_tokens: 2_000 }, [200, 200, 200, 402, 402], 3],
+    ['max_tokens times best_of', { max_tokens: 1_000, n: 1, best_of: 2 }, [200, 200, 200, 402, 402], 3],
+  ])("holds a legacy completion's %s the same way", async (_name, limits, statuses, calls) => {
+    await setBudget({ dailyCredits: spentToday() + 0.5 });
+    harness.simulator.reset();
+    const allJudged = Promise.withResolvers<void>();
+    harness.simulator.script(...Array.from({ length: 5 }, () => ({ kind: 'holdHeaders' as const, until: allJudged.promise })));
+    let answered = 0;
+    const pending = Array.from({ length: 5 }, () =>
+      rawRequest(`${harness.proxy.url}/v1/completions`, {
+        method: 'POST',
+        headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
+        body: JSON.stringify({ model: 'gpt-4o-mini', prompt: 'def add(a, b):', ...limits }),
+      }).finally(() => (answered += 1)),
+    );
+    const completionCalls = (): number => harness.simulator.received.filter((received) => received.path === '/v1/completions').length;
+    await expect.poll(() => answered + completionCalls()).toBe(5);
+    allJudged.resolve();
+    const replies = await Promise.all(pending);
+
+    expect(replies.map((reply) => reply.status).sort()).toEqual(statuses);
+    expect(completionCalls()).toBe(calls);
   });
 
   it('lets parallel requests through only as far as their estimates fit under the cap', async () => {

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import path from 'node:path';
 
 /** Electron derives `app.getPath('userData')` from the product name; the CLI must find the same directory. */
@@ -61,9 +62,43 @@ const UNWRITABLE_REASONS: Readonly<Record<string, string>> = {
   EDQUOT: 'the disk quota is used up',
 };
 
-/** A file system error that says the data directory cannot be written, as a DataDirUnwritableError; any other error as it is. */
+/**
+ * A file stands where the data directory, or a folder above it, belongs (a typo in --data-dir, a
+ * backup restored as a file): said with the file, which is the user's and is left as it is.
+ */
+export class DataDirIsAFileError extends Error {
+  constructor(dataDir: string, file: string) {
+    super(
+      `Airlock cannot use ${dataDir} as its data directory: ${file} is a file, not a folder. ` +
+        'Move or rename that file, or give Airlock another data directory with --data-dir or AIRLOCK_DATA_DIR.',
+    );
+    this.name = 'DataDirIsAFileError';
+  }
+}
+
+/**
+ * A file system error that says the data directory cannot be written, as a DataDirUnwritableError,
+ * or that a file is in its way (mkdir's EEXIST, a path through a file's ENOTDIR), as a
+ * DataDirIsAFileError; any other error as it is.
+ */
 export function asDataDirError(dataDir: string, error: unknown): unknown {
   const code = (error as NodeJS.ErrnoException | null)?.code;
+  if (code === 'EEXIST' || code === 'ENOTDIR') {
+    const file = fileInPlaceOf(dataDir);
+    return file === null ? error : new DataDirIsAFileError(dataDir, file);
+  }
   const reason = code === undefined ? undefined : UNWRITABLE_REASONS[code];
   return reason === undefined ? error : new DataDirUnwritableError(dataDir, reason);
+}
+
+/** The nearest of the data directory and the folders above it that exists, when it is no folder; else null. */
+function fileInPlaceOf(dataDir: string): string | null {
+  for (let at = path.resolve(dataDir); ; at = path.dirname(at)) {
+    try {
+      return statSync(at).isDirectory() ? null : at;
+    } catch {
+      // Not there (or a path through a file, ENOTDIR): the folder above tells.
+    }
+    if (path.dirname(at) === at) return null;
+  }
 }

@@ -354,7 +354,12 @@ export class ConfigStore {
 
 export function openConfigStore(dataDir: string, options: OpenConfigStoreOptions = {}): ConfigStore {
   const store = new ConfigStore(dataDir, options.clock, options.command);
-  store.reload();
+  try {
+    store.reload();
+  } catch (error) {
+    // A file where the directory belongs fails the first look at airlock.json (ENOTDIR): said as such.
+    throw asDataDirError(dataDir, error);
+  }
   if (options.watch) store.startWatching(options.pollIntervalMs);
   return store;
 }

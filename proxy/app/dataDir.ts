@@ -77,18 +77,56 @@ export class DataDirIsAFileError extends Error {
 }
 
 /**
- * A file system error that says the data directory cannot be written, as a DataDirUnwritableError,
- * or that a file is in its way (mkdir's EEXIST, a path through a file's ENOTDIR), as a
+ * The data directory, or a file in it, belongs to another user: a run with sudo leaves its files
+ * root's, and the user's own runs are then refused them, in a directory that is theirs and
+ * writable. "Make it writable" sent them to a directory that already was; the file and its owner
+ * are named instead, with the command that gives them back.
+ */
+export class DataDirOwnedByAnotherError extends Error {
+  constructor(dataDir: string, target: string, ownerUid: number) {
+    const what = path.resolve(target) === path.resolve(dataDir) ? `its data directory ${dataDir}` : `${target} in its data directory`;
+    super(
+      `Airlock cannot open ${what}: it belongs to another user (uid ${ownerUid}), as files made by a run with sudo do. ` +
+        `Give the directory back to your user with \`sudo chown -R "$USER" ${dataDir}\`, or give Airlock another data directory with --data-dir or AIRLOCK_DATA_DIR.`,
+    );
+    this.name = 'DataDirOwnedByAnotherError';
+  }
+}
+
+/**
+ * A file system error that says the data directory cannot be written, as a DataDirUnwritableError
+ * (or, where the refused file or directory is another user's, a DataDirOwnedByAnotherError), or
+ * that a file is in its way (mkdir's EEXIST, a path through a file's ENOTDIR), as a
  * DataDirIsAFileError; any other error as it is.
  */
 export function asDataDirError(dataDir: string, error: unknown): unknown {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const { code, path: target } = (error as NodeJS.ErrnoException | null) ?? {};
   if (code === 'EEXIST' || code === 'ENOTDIR') {
     const file = fileInPlaceOf(dataDir);
     return file === null ? error : new DataDirIsAFileError(dataDir, file);
   }
   const reason = code === undefined ? undefined : UNWRITABLE_REASONS[code];
-  return reason === undefined ? error : new DataDirUnwritableError(dataDir, reason);
+  if (reason === undefined) return error;
+  const owned = code === 'EACCES' || code === 'EPERM' ? anotherUsers(target ?? dataDir, dataDir) : null;
+  return owned === null ? new DataDirUnwritableError(dataDir, reason) : new DataDirOwnedByAnotherError(dataDir, owned.path, owned.uid);
+}
+
+/**
+ * The refused file, else (it cannot even be looked at: the directory is closed to this user) the
+ * data directory, with its owner, when that owner is not this process's user (POSIX only); else null.
+ */
+function anotherUsers(target: string, dataDir: string): { path: string; uid: number } | null {
+  const ownUid = process.getuid?.();
+  if (ownUid === undefined) return null;
+  for (const candidate of [target, dataDir]) {
+    try {
+      const { uid } = statSync(candidate);
+      return uid === ownUid ? null : { path: candidate, uid };
+    } catch {
+      // Not to be looked at: the directory holding it tells.
+    }
+  }
+  return null;
 }
 
 /** The nearest of the data directory and the folders above it that exists, when it is no folder; else null. */

@@ -63,7 +63,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
         { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true, command: commandHint.command },
         input.apiKey,
       );
-    if (refusal === null) hold(input.requestId, scopes, upfront);
+    if (refusal === null) hold(input, scopes, upfront, capped);
     return refusal;
   }
 
@@ -72,9 +72,11 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
    * price, and the output its stated limit allows. Other requests are checked against the hold, so
    * parallel streams together cross a cap by no more than one request alone could.
    */
-  function hold(requestId: string, scopes: SpendScope[], upfront: Upfront): void {
+  function hold(input: SpendCheckInput, scopes: SpendScope[], upfront: Upfront, capped: boolean): void {
     const credits = heldCredits(upfront);
-    if (credits !== null) reservations.reserve(requestId, scopes, credits);
+    if (credits !== null) reservations.reserve(input.requestId, scopes, credits);
+    // Without a cap nothing reads the hold yet: it is priced when a cap set while the request runs does.
+    else if (!capped) reservations.reserveLater(input.requestId, scopes, () => heldCredits(upfrontOf(input, true)));
   }
 
   function budgetRefusal(input: SpendCheckInput, scopes: SpendScope[], upfront: Upfront, atMs: number): LocalRefusal | null {
@@ -151,7 +153,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
       if (held !== null) reservations.reserve(input.requestId, held.scopes, held.credits);
       return refusal;
     }
-    hold(input.requestId, scopes, upfront);
+    hold(input, scopes, upfront, capped);
     return null;
   }
 

@@ -91,6 +91,27 @@ describe('budgets over the real proxy', () => {
     expect(completionCalls()).toBe(calls);
   });
 
+  // The user sets a cap to stop a spend that is running: what those requests may still write counts at once.
+  it('counts what requests admitted before any cap may still write, once a cap is set while they run', async () => {
+    await setBudget({});
+    harness.simulator.reset();
+    const released = Promise.withResolvers<void>();
+    harness.simulator.script(...Array.from({ length: 6 }, () => ({ kind: 'holdHeaders' as const, until: released.promise })));
+    const running = Array.from({ length: 3 }, () => chat('hello', { fields: { max_tokens: 2_000 } }));
+    await expect.poll(chatCalls).toBe(3);
+    // Room for two of them (0.2 credits each): the three running already pass it.
+    await setBudget({ dailyCredits: spentToday() + 0.5 });
+    let refused = 0;
+    const later = Array.from({ length: 3 }, () => chat('hello', { fields: { max_tokens: 2_000 } }).finally(() => (refused += 1)));
+    // Each of the later three is either refused or held at the gateway like the first.
+    await expect.poll(() => refused + chatCalls()).toBe(6);
+    released.resolve();
+
+    expect((await Promise.all(running)).map((reply) => reply.status)).toEqual([200, 200, 200]);
+    expect((await Promise.all(later)).map((reply) => reply.status)).toEqual([402, 402, 402]);
+    expect(chatCalls()).toBe(3);
+  });
+
   it('lets parallel requests through only as far as their estimates fit under the cap', async () => {
     await setBudget({ dailyCredits: 0.5 });
     harness.simulator.reset();

@@ -76,7 +76,11 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     const credits = heldCredits(upfront);
     if (credits !== null) reservations.reserve(input.requestId, scopes, credits);
     // Without a cap nothing reads the hold yet: it is priced when a cap set while the request runs does.
-    else if (!capped) reservations.reserveLater(input.requestId, scopes, () => heldCredits(upfrontOf(input, true)));
+    else if (!capped) {
+      // What prices it, without the key the request is sent with (never kept).
+      const { apiKey: _sentWith, ...priced } = input;
+      reservations.reserveLater(input.requestId, scopes, () => heldCredits(upfrontOf(priced, true)));
+    }
   }
 
   function budgetRefusal(input: SpendCheckInput, scopes: SpendScope[], upfront: Upfront, atMs: number): LocalRefusal | null {

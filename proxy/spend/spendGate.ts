@@ -161,6 +161,29 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     return null;
   }
 
+  function admitResend(input: SpendCheckInput, runsBefore: number): LocalRefusal | null {
+    if (!needsInputEstimate(input.identity, input.profile)) return null;
+    const upfront = upfrontOf(input, true);
+    const runCredits = (upfront.inputCredits ?? 0) + (upfront.perCallCredits ?? 0);
+    if (runCredits === 0) return null;
+    const atMs = nowMs();
+    const scopes = spendScopes(input.profile.id, input.identity.tokenName);
+    // Checked as a request is, against the others' holds: its own output never against itself.
+    const held = reservations.take(input.requestId);
+    const owners = budgetOwners(input, scopes, atMs);
+    const refusal = decideBudget({
+      owners,
+      estimatedInputCredits: upfront.inputCredits === null ? null : upfront.inputCredits * (runsBefore + 1),
+      perCallCredits: upfront.perCallCredits === null ? null : upfront.perCallCredits * (runsBefore + 1),
+      audioCredits: null,
+      ledgerGap: gapAt(owners, atMs),
+    });
+    // The runs before may be billed whatever is decided here: the hold counts them from now on.
+    const grown = (heldCredits(upfront) ?? 0) + runCredits * runsBefore;
+    reservations.reserve(input.requestId, held?.scopes ?? scopes, Math.max(grown, held?.credits ?? 0));
+    return refusal;
+  }
+
   /** A step that failed and was left for the next one: not a rejected key, so a probe it carried has its answer. */
   function stepLeft(profileId: string): void {
     authBreaker.recordUpstreamOutcome({ profileId, status: 0, keyRejected: false, atMs: nowMs() });
@@ -182,6 +205,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     budgetsAdmit,
     check,
     admitStep,
+    admitResend,
     stepLeft,
     refineHold,
     recordOutcome,

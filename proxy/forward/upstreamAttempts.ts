@@ -14,6 +14,7 @@ import { decideRetry, retryAdviceOf, type AttemptOutcome } from './retryPolicy.t
 import type { RequestTrace } from './trace.ts';
 import { answerText, readBody, type UpstreamBody } from './upstreamBody.ts';
 import { idempotencyKeyOf } from '../spend/idempotencyRequest.ts';
+import { BUDGET_HEADER } from '../spend/budgetDecision.ts';
 import { clientRetriesItself } from './clientRetries.ts';
 import { dispatchUpstream, type UpstreamResponse } from './upstreamClient.ts';
 import { mayHaveExecuted, type UpstreamAttempt } from './upstreamExecution.ts';
@@ -243,9 +244,9 @@ async function retried(input: AttemptsInput, outcome: AttemptOutcome): Promise<b
   const runsBefore = trace.attempts.unstated.filter((run) => run.plan === plan).length;
   const refusal = runsBefore > 0 && input.resendAdmitted ? await input.resendAdmitted(runsBefore) : null;
   if (refusal !== null) {
-    const cap = refusal.headers?.['x-airlock-budget'] ?? 'a';
+    const cap = refusal.headers?.[BUDGET_HEADER] ?? 'a';
     trace.notedLater(
-      `Not resent: another run would cross the ${cap} budget cap, as the gateway may bill each run it had its input. ` +
+      `Not resent: another run would cross the ${cap} budget cap, and the gateway may bill each run it had at its input. ` +
         'Raise the cap, or send the request again yourself.',
     );
     return false;

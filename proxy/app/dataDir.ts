@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import path from 'node:path';
 
 /** Electron derives `app.getPath('userData')` from the product name; the CLI must find the same directory. */
@@ -61,9 +62,81 @@ const UNWRITABLE_REASONS: Readonly<Record<string, string>> = {
   EDQUOT: 'the disk quota is used up',
 };
 
-/** A file system error that says the data directory cannot be written, as a DataDirUnwritableError; any other error as it is. */
+/**
+ * A file stands where the data directory, or a folder above it, belongs (a typo in --data-dir, a
+ * backup restored as a file): said with the file, which is the user's and is left as it is.
+ */
+export class DataDirIsAFileError extends Error {
+  constructor(dataDir: string, file: string) {
+    super(
+      `Airlock cannot use ${dataDir} as its data directory: ${file} is a file, not a folder. ` +
+        'Move or rename that file, or give Airlock another data directory with --data-dir or AIRLOCK_DATA_DIR.',
+    );
+    this.name = 'DataDirIsAFileError';
+  }
+}
+
+/**
+ * The data directory, or a file in it, belongs to another user: a run with sudo leaves its files
+ * root's, and the user's own runs are then refused them, in a directory that is theirs and
+ * writable. "Make it writable" sent them to a directory that already was; the file and its owner
+ * are named instead, with the command that gives them back.
+ */
+export class DataDirOwnedByAnotherError extends Error {
+  constructor(dataDir: string, target: string, ownerUid: number) {
+    const what = path.resolve(target) === path.resolve(dataDir) ? `its data directory ${dataDir}` : `${target} in its data directory`;
+    super(
+      `Airlock cannot open ${what}: it belongs to another user (uid ${ownerUid}), as files made by a run with sudo do. ` +
+        `Give the directory back to your user with \`sudo chown -R "$USER" ${dataDir}\`, or give Airlock another data directory with --data-dir or AIRLOCK_DATA_DIR.`,
+    );
+    this.name = 'DataDirOwnedByAnotherError';
+  }
+}
+
+/**
+ * A file system error that says the data directory cannot be written, as a DataDirUnwritableError
+ * (or, where the refused file or directory is another user's, a DataDirOwnedByAnotherError), or
+ * that a file is in its way (mkdir's EEXIST, a path through a file's ENOTDIR), as a
+ * DataDirIsAFileError; any other error as it is.
+ */
 export function asDataDirError(dataDir: string, error: unknown): unknown {
-  const code = (error as NodeJS.ErrnoException | null)?.code;
+  const { code, path: target } = (error as NodeJS.ErrnoException | null) ?? {};
+  if (code === 'EEXIST' || code === 'ENOTDIR') {
+    const file = fileInPlaceOf(dataDir);
+    return file === null ? error : new DataDirIsAFileError(dataDir, file);
+  }
   const reason = code === undefined ? undefined : UNWRITABLE_REASONS[code];
-  return reason === undefined ? error : new DataDirUnwritableError(dataDir, reason);
+  if (reason === undefined) return error;
+  const owned = code === 'EACCES' || code === 'EPERM' ? anotherUsers(target ?? dataDir, dataDir) : null;
+  return owned === null ? new DataDirUnwritableError(dataDir, reason) : new DataDirOwnedByAnotherError(dataDir, owned.path, owned.uid);
+}
+
+/**
+ * The refused file, else (it cannot even be looked at: the directory is closed to this user) the
+ * data directory, with its owner, when that owner is not this process's user (POSIX only); else null.
+ */
+function anotherUsers(target: string, dataDir: string): { path: string; uid: number } | null {
+  const ownUid = process.getuid?.();
+  if (ownUid === undefined) return null;
+  for (const candidate of [target, dataDir]) {
+    try {
+      const { uid } = statSync(candidate);
+      return uid === ownUid ? null : { path: candidate, uid };
+    } catch {
+      // Not to be looked at: the directory holding it tells.
+    }
+  }
+  return null;
+}
+
+/** The nearest of the data directory and the folders above it that exists, when it is no folder; else null. */
+function fileInPlaceOf(dataDir: string): string | null {
+  for (let at = path.resolve(dataDir); ; at = path.dirname(at)) {
+    try {
+      return statSync(at).isDirectory() ? null : at;
+    } catch {
+      // Not there (or a path through a file, ENOTDIR): the folder above tells.
+    }
+    if (path.dirname(at) === at) return null;
+  }
 }

@@ -329,7 +329,11 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     port: options.port,
     events,
     services: {
-      authenticator: withReplayGrants(createClientAuthenticator(config, hint.command), replayGrants, hint.runningCommand),
+      authenticator: withReplayGrants(
+        createClientAuthenticator(config, hint.command, () => store.problem()),
+        replayGrants,
+        hint.runningCommand,
+      ),
       targets,
       spendGate,
     },

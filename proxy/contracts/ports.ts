@@ -158,6 +158,12 @@ export interface SpendGate {
   admitStep(input: StepCheckInput): LocalRefusal | null;
   /** A sent step failed and the request moves on: its profile's breaker hears that the key was not rejected. */
   stepLeft(profileId: string): void;
+  /**
+   * Another run of a request after `runsBefore` runs the gateway may bill with no usage stated (its
+   * 504, Airlock's idle timeout): its hold grows by their input, and the caps admit the new run as
+   * they admit a request, with those runs counted. Null when admitted, else the cap it would cross.
+   */
+  admitResend?(input: SpendCheckInput, runsBefore: number): LocalRefusal | null;
   /** Lowers an admitted request's held estimate to a closer one (a count after an upper bound); never raises it. */
   refineHold(input: SpendCheckInput): void;
   /** Called once per admitted request, when it ends (it releases the request's reservation). */

@@ -23,6 +23,7 @@ import { isHeld, secretsOf, type HeldTarget, type RequestTarget } from './stageR
 import type { RequestTrace } from './trace.ts';
 import { sendWithRetries, type AttemptsResult } from './upstreamAttempts.ts';
 import { RequestFixes, type LearnedRefusals } from './requestFixes.ts';
+import type { ResendCheck } from './gate.ts';
 import { setOwnHeader } from './answerHead.ts';
 
 /**
@@ -48,6 +49,8 @@ export interface ExchangeContext {
   fallback?: FallbackRoute | null;
   /** Where a model's refusals of `reasoning_effort` and `max_tokens` are kept, so that its later requests are written without them. */
   learnedRefusals?: LearnedRefusals;
+  /** The caps' word on running a step again after runs the gateway may bill (none without a spend gate). */
+  resendAdmitted?: ResendCheck | undefined;
 }
 
 /**
@@ -97,6 +100,7 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
         keyMasker,
         clientHeaders: req.headers,
         ...(lease ? { keyLease: lease } : {}),
+        ...(context.resendAdmitted ? { resendAdmitted: resendOf(context.resendAdmitted, step) } : {}),
       });
       const fixed = fixes.fixedStep(step, result);
       if (fixed !== null) {
@@ -121,6 +125,11 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
     if (result?.kind === 'answer') result.response.body.abort(NOT_RELAYED);
     watch.dispose();
   }
+}
+
+/** The step's own resend check, fixed to it: the loop's `step` moves on. */
+function resendOf(check: ResendCheck, step: SendableStep): (runsBefore: number) => Promise<LocalRefusal | null> {
+  return (runsBefore) => check(step, runsBefore);
 }
 
 /** For a held profile, the first fallback step that takes the request (null: the held refusal was answered). */

@@ -8,6 +8,7 @@ import { STOPPING } from './ownRefusals.ts';
 import type { ExchangePlan } from './plan.ts';
 import { STOPPED, untilStopped } from './shutdown.ts';
 import { ANSWERED, secretsOf, type Gated, type Planned, type Refused } from './stageRecords.ts';
+import type { SendableStep } from './fallbackRoute.ts';
 
 export interface GateServices {
   spendGate?: SpendGate;
@@ -112,4 +113,35 @@ function withoutKey(response: StoredResponse, keyMasker: KeyMasker): StoredRespo
   const headers: Record<string, string | string[]> = { ...response.headers };
   keyMasker.maskHeaders(headers);
   return { ...response, headers: headers as Record<string, string>, body: keyMasker.maskBytes(response.body) };
+}
+
+/** Asks the spend gate whether a step may run again after runs the gateway may bill (AttemptsInput.resendAdmitted). */
+export type ResendCheck = (step: SendableStep, runsBefore: number) => Promise<LocalRefusal | null>;
+
+/**
+ * The spend gate's word on another run of a step: only where a cap applies to it, at the input the
+ * row counts for each such run (the tokenizer's count, unstatedRuns.ts). Undefined without a gate.
+ */
+export function resendCheck(gated: Gated, spendGate: SpendGate | undefined): ResendCheck | undefined {
+  if (spendGate?.admitResend === undefined) return undefined;
+  const admitResend = spendGate.admitResend;
+  return async ({ plan, target }, runsBefore) => {
+    if (!spendGate.needsInputEstimate(gated.identity, target.profile)) return null;
+    return admitResend(
+      {
+        requestId: gated.trace.requestId,
+        identity: gated.identity,
+        profile: target.profile,
+        method: gated.method,
+        upstreamPath: plan.upstreamPath,
+        upstreamModel: plan.upstreamModel,
+        routedFrom: plan.routedFrom,
+        estimatedInputTokens: await estimateInputTokens(plan),
+        outputTokensBound: plan.outputTokensBound,
+        callsBound: plan.callsBound,
+        uploadAudio: plan.uploadAudio,
+      },
+      runsBefore,
+    );
+  };
 }

@@ -123,7 +123,8 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
   }
   const isChat = isChatCompletion(route);
   const limits = statedLimitsOf(parsed);
-  const outputTokensBound = endpoint === 'generate' && limits !== null ? route.adapter.outputTokenLimit(limits) : null;
+  // A count runs no model; a request passed through may still be a model's (a legacy completion): its adapter reads its limit.
+  const outputTokensBound = endpoint !== 'count' && limits !== null ? route.adapter.outputTokenLimit(limits) : null;
   const callsBound = limits !== null ? (route.adapter.perCallCount?.(limits) ?? 1) : 1;
   const uploadAudio = parsed.kind === 'form' ? uploadAudioOf(input.body.chunks, parsed.fields) : null;
   const cleanup = route.adapter.nativeRequest;

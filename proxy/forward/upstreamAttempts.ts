@@ -14,6 +14,7 @@ import { decideRetry, retryAdviceOf, type AttemptOutcome } from './retryPolicy.t
 import type { RequestTrace } from './trace.ts';
 import { answerText, readBody, type UpstreamBody } from './upstreamBody.ts';
 import { idempotencyKeyOf } from '../spend/idempotencyRequest.ts';
+import { BUDGET_HEADER } from '../spend/budgetDecision.ts';
 import { clientRetriesItself } from './clientRetries.ts';
 import { dispatchUpstream, type UpstreamResponse } from './upstreamClient.ts';
 import { mayHaveExecuted, type UpstreamAttempt } from './upstreamExecution.ts';
@@ -60,6 +61,8 @@ export interface AttemptsInput {
   clientHeaders: IncomingHttpHeaders;
   /** A pooled profile's lease: a 429 or a rejected key moves the request on to the pool's next key. */
   keyLease?: KeyLease;
+  /** Whether the caps admit another run after `runsBefore` runs the gateway may bill unstated; absent: no cap to ask. */
+  resendAdmitted?: (runsBefore: number) => Promise<LocalRefusal | null>;
 }
 
 /** Sends the request until an answer counts, retrying per docs/gateway-spec.md §7 and retryPolicy.ts. */
@@ -235,6 +238,17 @@ async function retried(input: AttemptsInput, outcome: AttemptOutcome): Promise<b
   });
   if (!decision.retry) {
     if (decision.mayHaveRun) trace.notedLater(`Not resent: ${decision.reason}.`);
+    return false;
+  }
+  // Each run the gateway had may be billed its input (a 504 resent for a keyed request): a run past a cap is not sent.
+  const runsBefore = trace.attempts.unstated.filter((run) => run.plan === plan).length;
+  const refusal = runsBefore > 0 && input.resendAdmitted ? await input.resendAdmitted(runsBefore) : null;
+  if (refusal !== null) {
+    const cap = refusal.headers?.[BUDGET_HEADER] ?? 'a';
+    trace.notedLater(
+      `Not resent: another run would cross the ${cap} budget cap, and the gateway may bill each run it had at its input. ` +
+        'Raise the cap, or send the request again yourself.',
+    );
     return false;
   }
   try {

@@ -37,22 +37,30 @@ function whyRefused(presented: readonly string[], headers: IncomingHttpHeaders):
   // Request ids start with alk_ too: one copied from the log is no revoked token.
   if (presented.some(isRequestIdShaped))
     return "This is an Airlock request id (from an answer's x-airlock-request-id), not a client token.";
-  if (presented.some((token) => token.startsWith(CLIENT_TOKEN_PREFIX)))
-    return 'This Airlock client token is unknown here (revoked, or made by another Airlock).';
+  if (unknownClientToken(presented)) return 'This Airlock client token is unknown here (revoked, or made by another Airlock).';
   return (
     `The key sent is not an Airlock client token (those start with ${CLIENT_TOKEN_PREFIX}). If it is your gateway key: ` +
     'Airlock adds your gateway key itself, so give the tool an Airlock client token instead and take the gateway key out of its settings.'
   );
 }
 
+/** A token of some Airlock was sent (not a request id, not a gateway key) and this one does not know it. */
+function unknownClientToken(presented: readonly string[]): boolean {
+  return !presented.some(isRequestIdShaped) && presented.some((token) => token.startsWith(CLIENT_TOKEN_PREFIX));
+}
+
 /**
  * Client token -> identity, from the config snapshot (no I/O). When the user turned the token
  * requirement off, a request without a valid token is the anonymous identity; a valid token
- * still counts, so its pin is honoured.
+ * still counts, so its pin is honoured. `settingsProblem` says why the file's settings are not
+ * in use (ConfigStore.problem: a half-written or hand-broken airlock.json): a token not found
+ * then may well be in the file, so the refusal names the file and its fix, where "unknown here,
+ * create one" sent the user to `token create`, which a broken file refuses too.
  */
 export function createClientAuthenticator(
   config: { snapshot(): ConfigFile },
   command: NamedCommand = PLAIN_HINT.command,
+  settingsProblem: () => string | null = () => null,
 ): ClientAuthenticator {
   return {
     authenticate(headers: IncomingHttpHeaders): ClientIdentity | LocalRefusal {
@@ -63,12 +71,16 @@ export function createClientAuthenticator(
         if (record) return { tokenName: record.name, pinnedProfileId: record.profileId, defaultModel: record.defaultModel ?? null };
       }
       if (!snapshot.settings.requireClientToken) return ANONYMOUS_IDENTITY;
+      const problem = unknownClientToken(presented) ? settingsProblem() : null;
       return {
         status: 401,
         errorClass: 'client_unauthorized',
         code: 'client_unauthorized',
         // Named at each refusal: the command is masked with the secrets known then, read after this is made.
-        message: `${whyRefused(presented, headers)} ${clientTokenHelp(command)}`,
+        message:
+          problem === null
+            ? `${whyRefused(presented, headers)} ${clientTokenHelp(command)}`
+            : `Airlock could not read its settings, where client tokens are kept: ${problem}`,
         headers: { 'www-authenticate': 'Bearer realm="airlock"' },
       };
     },

@@ -34,7 +34,7 @@ export interface ProtocolAdapter {
    * holds (chat's logprob tokens); true if any changed, and the answer is then written anew.
    */
   maskJoinedFields?(answer: object, masker: KeyMasker): boolean;
-  /** The most output tokens a generate request may be billed for, from the limit it states; null without one. */
+  /** The most output tokens a request that runs a model may be billed for, from the limit it states; null without one. */
   outputTokenLimit(body: Record<string, unknown>): number | null;
   /** How many per-call prices a request may be billed for, where more than one (images asked for with `n`). */
   perCallCount?(body: Record<string, unknown>): number;

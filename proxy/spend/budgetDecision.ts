@@ -8,7 +8,7 @@ import type { SpendTotals } from './spendLedger.ts';
 
 /** Which cap refused a request; sent as `x-airlock-budget` so clients and the window can tell. */
 export type BudgetCapKind = 'daily' | 'monthly' | 'per-request';
-const BUDGET_HEADER = 'x-airlock-budget';
+export const BUDGET_HEADER = 'x-airlock-budget';
 
 export interface BudgetOwner {
   kind: 'profile' | 'client';

@@ -1,7 +1,7 @@
 import { scopeKey, type SpendScope } from './spendLedger.ts';
 
 /**
- * Estimated input credits of admitted requests that have not ended yet. Spend is only known when a
+ * Estimated credits of admitted requests that have not ended yet. Spend is only known when a
  * request ends, so without this fifty parallel requests from an agent would each be checked
  * against a total that none of the others has reached yet, and together overshoot a cap.
  */
@@ -9,6 +9,25 @@ export class InFlightReservations {
   readonly #byRequest = new Map<string, { scopes: readonly SpendScope[]; scopeKeys: string[]; credits: number }>();
   /** Credits held per scope, and by how many requests: the last release leaves exactly 0, not a float remainder. */
   readonly #byScope = new Map<string, { credits: number; requests: number }>();
+  /**
+   * Requests admitted while no cap applied to them, with how to price what they may cost: priced
+   * only once a cap reads the holds (`settle`), so a user without caps pays no price lookup, yet a
+   * cap set while they run counts them. Before, they held nothing, and requests admitted under the
+   * new cap were checked as if none were running.
+   */
+  readonly #deferred = new Map<string, { scopes: readonly SpendScope[]; credits: () => number | null }>();
+
+  /** A request admitted without a cap: what `credits` gives is held once a cap reads the holds. */
+  reserveLater(requestId: string, scopes: readonly SpendScope[], credits: () => number | null): void {
+    if (!this.#byRequest.has(requestId)) this.#deferred.set(requestId, { scopes, credits });
+  }
+
+  /** Prices the requests admitted without a cap and holds what they may cost, as an admission under one would have. */
+  #settle(): void {
+    if (this.#deferred.size === 0) return;
+    for (const [requestId, { scopes, credits }] of this.#deferred) this.reserve(requestId, scopes, credits() ?? 0);
+    this.#deferred.clear();
+  }
 
   reserve(requestId: string, scopes: readonly SpendScope[], credits: number): void {
     if (credits <= 0 || this.#byRequest.has(requestId)) return;
@@ -30,11 +49,19 @@ export class InFlightReservations {
   }
 
   release(requestId: string): void {
+    // Ended before any cap asked: never priced.
+    if (this.#deferred.delete(requestId)) return;
     this.take(requestId);
   }
 
   /** Releases a request's reservation and returns what it held, to move it elsewhere (a fallback step's profile). */
   take(requestId: string): { scopes: readonly SpendScope[]; credits: number } | null {
+    const deferred = this.#deferred.get(requestId);
+    if (deferred !== undefined) {
+      this.#deferred.delete(requestId);
+      // Moved by a fallback step whose profile has a cap: it goes with what it may cost.
+      this.reserve(requestId, deferred.scopes, deferred.credits() ?? 0);
+    }
     const reservation = this.#byRequest.get(requestId);
     if (!reservation) return null;
     this.#byRequest.delete(requestId);
@@ -58,10 +85,12 @@ export class InFlightReservations {
   }
 
   reservedCredits(scope: SpendScope): number {
+    this.#settle();
     return this.#byScope.get(scopeKey(scope))?.credits ?? 0;
   }
 
   get requestCount(): number {
+    this.#settle();
     return this.#byRequest.size;
   }
 }

@@ -63,7 +63,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
         { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true, command: commandHint.command },
         input.apiKey,
       );
-    if (refusal === null) hold(input.requestId, scopes, upfront);
+    if (refusal === null) hold(input, scopes, upfront, capped);
     return refusal;
   }
 
@@ -72,9 +72,15 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
    * price, and the output its stated limit allows. Other requests are checked against the hold, so
    * parallel streams together cross a cap by no more than one request alone could.
    */
-  function hold(requestId: string, scopes: SpendScope[], upfront: Upfront): void {
+  function hold(input: SpendCheckInput, scopes: SpendScope[], upfront: Upfront, capped: boolean): void {
     const credits = heldCredits(upfront);
-    if (credits !== null) reservations.reserve(requestId, scopes, credits);
+    if (credits !== null) reservations.reserve(input.requestId, scopes, credits);
+    // Without a cap nothing reads the hold yet: it is priced when a cap set while the request runs does.
+    else if (!capped) {
+      // What prices it, without the key the request is sent with (never kept).
+      const { apiKey: _sentWith, ...priced } = input;
+      reservations.reserveLater(input.requestId, scopes, () => heldCredits(upfrontOf(priced, true)));
+    }
   }
 
   function budgetRefusal(input: SpendCheckInput, scopes: SpendScope[], upfront: Upfront, atMs: number): LocalRefusal | null {
@@ -151,8 +157,31 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
       if (held !== null) reservations.reserve(input.requestId, held.scopes, held.credits);
       return refusal;
     }
-    hold(input.requestId, scopes, upfront);
+    hold(input, scopes, upfront, capped);
     return null;
+  }
+
+  function admitResend(input: SpendCheckInput, runsBefore: number): LocalRefusal | null {
+    if (!needsInputEstimate(input.identity, input.profile)) return null;
+    const upfront = upfrontOf(input, true);
+    const runCredits = (upfront.inputCredits ?? 0) + (upfront.perCallCredits ?? 0);
+    if (runCredits === 0) return null;
+    const atMs = nowMs();
+    const scopes = spendScopes(input.profile.id, input.identity.tokenName);
+    // Checked as a request is, against the others' holds: its own output never against itself.
+    const held = reservations.take(input.requestId);
+    const owners = budgetOwners(input, scopes, atMs);
+    const refusal = decideBudget({
+      owners,
+      estimatedInputCredits: upfront.inputCredits === null ? null : upfront.inputCredits * (runsBefore + 1),
+      perCallCredits: upfront.perCallCredits === null ? null : upfront.perCallCredits * (runsBefore + 1),
+      audioCredits: null,
+      ledgerGap: gapAt(owners, atMs),
+    });
+    // The runs before may be billed whatever is decided here: the hold counts them from now on.
+    const grown = (heldCredits(upfront) ?? 0) + runCredits * runsBefore;
+    reservations.reserve(input.requestId, held?.scopes ?? scopes, Math.max(grown, held?.credits ?? 0));
+    return refusal;
   }
 
   /** A step that failed and was left for the next one: not a rejected key, so a probe it carried has its answer. */
@@ -176,6 +205,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     budgetsAdmit,
     check,
     admitStep,
+    admitResend,
     stepLeft,
     refineHold,
     recordOutcome,

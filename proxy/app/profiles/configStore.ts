@@ -13,7 +13,7 @@ import {
   type FileStamp,
 } from './configFileState.ts';
 import { lockConfigFile } from './configLock.ts';
-import { asDataDirError } from '../dataDir.ts';
+import { asDataDirError, DataDirUnwritableError } from '../dataDir.ts';
 import { PLAIN_HINT, type NamedCommand } from '../../contracts/cli.ts';
 
 /** The file on disk does not validate: nothing is written until the user fixes or resets it. */
@@ -354,7 +354,14 @@ export class ConfigStore {
 
 export function openConfigStore(dataDir: string, options: OpenConfigStoreOptions = {}): ConfigStore {
   const store = new ConfigStore(dataDir, options.clock, options.command);
-  store.reload();
+  try {
+    store.reload();
+  } catch (error) {
+    // A file where the directory belongs (ENOTDIR), or a file of another user's, fails the first look at
+    // airlock.json: said as such. Any other failure to read is no failure to write, and keeps its own words.
+    const named = asDataDirError(dataDir, error);
+    throw named instanceof DataDirUnwritableError ? error : named;
+  }
   if (options.watch) store.startWatching(options.pollIntervalMs);
   return store;
 }

@@ -40,12 +40,24 @@ export const passthroughAdapter: ProtocolAdapter = {
       ...(images > 1 ? { calls: images } : {}),
     };
   },
-  // Embeddings, images and audio are billed by their input or per call, not by an output limit.
-  outputTokenLimit: () => null,
+  // Embeddings, images and audio state no output limit; a legacy completion does (legacyCompletionOutputLimit).
+  outputTokenLimit: legacyCompletionOutputLimit,
   // An images request's `n` (OpenAI's default is 1): each image is billed, as its answer's images are counted.
   perCallCount: (body) => Math.max(tokenLimitOf(body['n']) ?? 1, 1),
   billedAnswerItems: IMAGE_ITEMS,
 };
+
+/**
+ * A legacy completion's (`/v1/completions`) output bound: `max_tokens` for each of `best_of`
+ * completions the gateway writes, of which it returns `n` (best_of defaults to n; OpenAI bills every
+ * one written: platform.openai.com/docs/api-reference/completions/create). No other request passed
+ * through states `max_tokens`, so the members alone tell it apart; null without one.
+ */
+function legacyCompletionOutputLimit(body: Record<string, unknown>): number | null {
+  const limit = tokenLimitOf(body['max_tokens']);
+  if (limit === null) return null;
+  return limit * Math.max(tokenLimitOf(body['n']) ?? 1, tokenLimitOf(body['best_of']) ?? 1, 1);
+}
 
 /** The top-level members of an answer passed through that hold what its model wrote: a legacy completion's text. */
 export const WRITTEN_MEMBERS: readonly string[] = ['choices'];

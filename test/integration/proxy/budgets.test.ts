@@ -26,6 +26,9 @@ const chat = (content = 'hello', options: { fields?: Record<string, unknown>; co
     body: chatBody({ messages: [{ role: 'user', content }], ...options.fields }),
   });
 
+/** The profile's spend today as the caps count it: a cap set this far above it leaves exactly that much room. */
+const spentToday = (): number => harness.spendGate.ledger.totals({ kind: 'profile', profileId: 'main' }, Date.now()).dayCredits;
+
 const chatCalls = (): number => harness.simulator.received.filter((received) => received.path === '/v1/chat/completions').length;
 
 beforeAll(async () => {
@@ -58,6 +61,54 @@ describe('budgets over the real proxy', () => {
     const replies = await Promise.all(pending);
 
     expect(replies.map((reply) => reply.status).sort()).toEqual([200, 200, 200, 402, 402]);
+    expect(chatCalls()).toBe(3);
+  });
+
+  // Continue's autocomplete and FIM tools send many at once to the legacy endpoint; OpenAI's reference bills `best_of`
+  // completions per request, of which `n` are returned (platform.openai.com/docs/api-reference/completions/create).
+  it.each([
+    ['max_tokens', { max_tokens: 2_000 }, [200, 200, 200, 402, 402], 3],
+    ['max_tokens times best_of', { max_tokens: 1_000, n: 1, best_of: 2 }, [200, 200, 200, 402, 402], 3],
+  ])("holds a legacy completion's %s the same way", async (_name, limits, statuses, calls) => {
+    await setBudget({ dailyCredits: spentToday() + 0.5 });
+    harness.simulator.reset();
+    const allJudged = Promise.withResolvers<void>();
+    harness.simulator.script(...Array.from({ length: 5 }, () => ({ kind: 'holdHeaders' as const, until: allJudged.promise })));
+    let answered = 0;
+    const pending = Array.from({ length: 5 }, () =>
+      rawRequest(`${harness.proxy.url}/v1/completions`, {
+        method: 'POST',
+        headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
+        body: JSON.stringify({ model: 'gpt-4o-mini', prompt: 'def add(a, b):', ...limits }),
+      }).finally(() => (answered += 1)),
+    );
+    const completionCalls = (): number => harness.simulator.received.filter((received) => received.path === '/v1/completions').length;
+    await expect.poll(() => answered + completionCalls()).toBe(5);
+    allJudged.resolve();
+    const replies = await Promise.all(pending);
+
+    expect(replies.map((reply) => reply.status).sort()).toEqual(statuses);
+    expect(completionCalls()).toBe(calls);
+  });
+
+  // The user sets a cap to stop a spend that is running: what those requests may still write counts at once.
+  it('counts what requests admitted before any cap may still write, once a cap is set while they run', async () => {
+    await setBudget({});
+    harness.simulator.reset();
+    const released = Promise.withResolvers<void>();
+    harness.simulator.script(...Array.from({ length: 6 }, () => ({ kind: 'holdHeaders' as const, until: released.promise })));
+    const running = Array.from({ length: 3 }, () => chat('hello', { fields: { max_tokens: 2_000 } }));
+    await expect.poll(chatCalls).toBe(3);
+    // Room for two of them (0.2 credits each): the three running already pass it.
+    await setBudget({ dailyCredits: spentToday() + 0.5 });
+    let refused = 0;
+    const later = Array.from({ length: 3 }, () => chat('hello', { fields: { max_tokens: 2_000 } }).finally(() => (refused += 1)));
+    // Each of the later three is either refused or held at the gateway like the first.
+    await expect.poll(() => refused + chatCalls()).toBe(6);
+    released.resolve();
+
+    expect((await Promise.all(running)).map((reply) => reply.status)).toEqual([200, 200, 200]);
+    expect((await Promise.all(later)).map((reply) => reply.status)).toEqual([402, 402, 402]);
     expect(chatCalls()).toBe(3);
   });
 

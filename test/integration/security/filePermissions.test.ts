@@ -143,4 +143,17 @@ describe("the data directory and the files Airlock writes in it are the user's a
       startAirlock({ dataDir, port: 0, env: {}, secrets: memorySecretStore({ [gatewayKeyAccount('main')]: SENTINEL_KEY }) }),
     ).rejects.toThrow(`${path.join(dataDir, 'requests.db')} is a link to ${target}`);
   });
+
+  it("takes only other users' access away: a file the user made read-only stays so (an admin's fixed settings)", async () => {
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-perm-readonly-'));
+    dirs.push(dataDir);
+    chmodSync(dataDir, 0o755);
+    await configure(dataDir);
+    chmodSync(path.join(dataDir, 'airlock.json'), 0o444);
+
+    const { modes, airlock } = await modesWhileRunning(dataDir);
+    await airlock.stop();
+    // It was made 0600 before: writable again, under the user who had locked it.
+    expect(modes).toMatchObject({ '.': '700', 'airlock.json': '400' });
+  });
 });

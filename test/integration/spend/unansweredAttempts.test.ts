@@ -102,6 +102,26 @@ describe('a request the gateway had, with no usage ever stated', () => {
   });
 });
 
+describe('a resend after a run the gateway may bill, under a daily cap', () => {
+  // A script with an Idempotency-Key gets Airlock's resends after a 504; each run the gateway had may be billed its input.
+  it.each([
+    ['room for one more run: resent once, then not', 2.5, 2],
+    ['no room for another run: not resent', 1.5, 1],
+  ])('%s', async (_name, capInInputs, runs) => {
+    const h = await start({ budget: { dailyCredits: INPUT_CREDITS * capInInputs }, retry: { maxRetries: 3, maxRetryAfterMs: 8000 } });
+    h.simulator.script(...Array.from({ length: 4 }, () => ({ kind: 'status' as const, status: 504 })));
+    const ended = h.nextEnd();
+    const headers = { ...JSON_HEADERS, 'idempotency-key': 'lighthouse-2' };
+    expect((await rawRequest(`${h.proxy.url}/v1/chat/completions`, { method: 'POST', headers, body: BODY })).status).toBe(504);
+    const end = await ended;
+
+    expect(h.simulator.received).toHaveLength(runs);
+    expect(end.costCredits).toBeCloseTo(INPUT_CREDITS * runs, 12);
+    expect(end.logNotes?.join(' ')).toMatch(/Not resent: another run would cross the daily budget cap/);
+    expect(spentToday()).toBeLessThanOrEqual(INPUT_CREDITS * capInInputs);
+  });
+});
+
 describe('a request the gateway never had', () => {
   it('a refused connection costs nothing and says nothing of billing', async () => {
     const h = await start({ baseUrl: 'http://127.0.0.1:1/v1' });

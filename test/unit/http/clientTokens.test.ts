@@ -125,6 +125,26 @@ describe('createClientAuthenticator', () => {
     expect(refusal).toHaveProperty('message', expect.stringContaining('Connect screen'));
   });
 
+  it("names the settings file's problem for a token it does not know while the file is broken, and only then", () => {
+    const problem = 'airlock.json is not valid JSON: unexpected end of string at line 9, column 22. Fix the file by hand.';
+    const authenticator = createClientAuthenticator({ snapshot: config }, undefined, () => problem);
+    expect(authenticator.authenticate({ authorization: `Bearer ${generateToken()}` })).toHaveProperty(
+      'message',
+      `Airlock could not read its settings, where client tokens are kept: ${problem}`,
+    );
+    // A token the last good settings hold still works; no token, a request id or a gateway key is told as before.
+    expect(authenticator.authenticate({ 'x-api-key': pinnedToken })).toMatchObject({ tokenName: 'claude' });
+    expect(authenticator.authenticate({})).toHaveProperty('message', expect.stringMatching(/^No Airlock client token was sent/));
+    expect(authenticator.authenticate({ authorization: `Bearer ${newRequestId()}` })).toHaveProperty(
+      'message',
+      expect.stringMatching(/^This is an Airlock request id/),
+    );
+    expect(authenticator.authenticate({ authorization: 'Bearer sk-something' })).toHaveProperty(
+      'message',
+      expect.stringMatching(/^The key sent is not an Airlock client token/),
+    );
+  });
+
   it('when tokens are not required, anyone is anonymous but a valid token still pins', () => {
     const open = updateSettings(config(), { requireClientToken: false });
     const authenticator = createClientAuthenticator({ snapshot: () => open });

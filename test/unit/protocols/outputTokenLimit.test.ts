@@ -8,7 +8,8 @@ import { responsesAdapter } from '../../../proxy/protocols/responses/adapter.ts'
 /**
  * The most output a request may be billed for, from the limit it states: Anthropic's `max_tokens`
  * (required, thinking included), the Responses `max_output_tokens` (reasoning included), chat's
- * `max_completion_tokens` or older `max_tokens`, per choice (`n`) (each protocol's API reference).
+ * `max_completion_tokens` or older `max_tokens`, per choice (`n`), a legacy completion's `max_tokens`
+ * for each of the `best_of` it writes (each protocol's API reference).
  */
 describe('outputTokenLimit: each protocol reads the output limit of its own requests', () => {
   it.each<[string, ProtocolAdapter, Record<string, unknown>, number | null]>([
@@ -24,7 +25,10 @@ describe('outputTokenLimit: each protocol reads the output limit of its own requ
     ['a fractional limit', anthropicAdapter, { max_tokens: 1.5 }, null],
     ['a negative limit', responsesAdapter, { max_output_tokens: -1 }, null],
     ['Messages field read as chat is still chat', chatAdapter, { max_output_tokens: 500 }, null],
-    ['passthrough (embeddings, images)', passthroughAdapter, { max_tokens: 100 }, null],
+    ['passthrough without a limit (embeddings, images)', passthroughAdapter, { n: 4 }, null],
+    ['a legacy completion', passthroughAdapter, { max_tokens: 100 }, 100],
+    ['a legacy completion with two choices', passthroughAdapter, { max_tokens: 100, n: 2 }, 200],
+    ['a legacy completion that writes best_of 3 to return n 2', passthroughAdapter, { max_tokens: 100, n: 2, best_of: 3 }, 300],
   ])('%s', (_name, adapter, body, limit) => {
     expect(adapter.outputTokenLimit(body)).toBe(limit);
   });

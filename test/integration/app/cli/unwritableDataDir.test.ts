@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { chmodSync, chownSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -37,6 +37,8 @@ beforeAll(async () => {
   store.close();
   configText = readFileSync(path.join(dataDir, 'airlock.json'), 'utf8');
   chmodSync(path.join(dataDir, 'airlock.json'), 0o644);
+  // The directory stays the user's own (as root, nobody's): another user's is told apart (dataDirOwnedByAnother.test.ts).
+  if (process.getuid?.() === 0) chownSync(dataDir, Number(NOBODY_ID), Number(NOBODY_ID));
   chmodSync(dataDir, 0o555);
 });
 

@@ -94,6 +94,22 @@ describe('airlock profile', () => {
     expect(secrets.entries.get('work')).toBe(SENTINEL_KEY);
   });
 
+  it('refuses a key given as the base URL, keeping the profile and writing the key nowhere', async () => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    for (const args of [
+      ['profile', 'set', 'work', '--base-url', SENTINEL_KEY],
+      ['profile', 'add', 'home', '--base-url', `https://${SENTINEL_KEY}`],
+    ]) {
+      const run = await airlock(args);
+      expect(run.exitCode, run.stderr).toBe(2);
+      expect(run.stderr).toContain('--base-url: The base URL looks like a gateway key');
+      expect(findSentinel(run.stdout + run.stderr)).toBeNull();
+    }
+    const file = readFileSync(path.join(dataDir, 'airlock.json'), 'utf8');
+    expect(findSentinel(file.toUpperCase(), SENTINEL_KEY.toUpperCase())).toBeNull();
+    expect((await airlock(['profile', 'list'])).stdout).toContain('* work  Work  https://gw.example/v1');
+  });
+
   it('`profile set` without a setting to change says which it takes (exit 2)', async () => {
     await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
     const run = await airlock(['profile', 'set', 'work']);

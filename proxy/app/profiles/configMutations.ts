@@ -1,6 +1,7 @@
 import type { ClientTokenRecord, ConfigFile, Settings } from '../../contracts/config.ts';
 import { fallbackProblems, profileSchema, type Profile, type ProfileInput } from '../../contracts/profile.ts';
 import { normalizeBaseUrl } from '../../core/baseUrl.ts';
+import { redactSecrets } from '../../core/redact.ts';
 import { PLAIN_HINT, type NamedCommand } from '../../contracts/cli.ts';
 
 /**
@@ -102,6 +103,8 @@ export function requireProfile(config: ConfigFile, id: string): Profile {
   const profile = config.profiles.find((candidate) => candidate.id === id);
   if (!profile) {
     const known = config.profiles.map((candidate) => candidate.id);
+    if (looksLikeKey(id))
+      throw new ConfigEditError(`no profile with the id given (profiles: ${known.join(', ') || 'none yet'}): ${KEY_AS_ID}`);
     throw new ConfigEditError((command) =>
       known.length > 0
         ? `no profile with id "${id}" (profiles: ${known.join(', ')})`
@@ -110,6 +113,18 @@ export function requireProfile(config: ConfigFile, id: string): Profile {
   }
   return profile;
 }
+
+/**
+ * A gateway key typed where a profile id goes (`key set sk-…`, thinking the key goes there) was repeated in the
+ * refusal, on a terminal or a CI log. Judged by the shapes the log masks as secrets; no profile id has them.
+ */
+export function looksLikeKey(text: string): boolean {
+  return redactSecrets(text) !== text;
+}
+
+/** Why a key-shaped id is not repeated, and where a key goes instead. */
+export const KEY_AS_ID =
+  'it looks like a gateway key, so it is not repeated here. A key is read from stdin or a hidden prompt, never from the command line (whose history keeps what is typed there)';
 
 function normalizedBaseUrl(input: string): string {
   const result = normalizeBaseUrl(input);

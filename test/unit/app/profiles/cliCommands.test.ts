@@ -206,6 +206,27 @@ describe('airlock key', () => {
     expect(run.stderr).toBe(`airlock: profile "work" has no key pool: add keys with \`npx airlock key add work --data-dir ${dataDir}\`\n`);
   });
 
+  // Typed where the id or the command goes (`key set sk-…`, thinking the key goes there): the refusal repeated it.
+  it.each([
+    [['key', 'set', SENTINEL_KEY], 1, /^airlock: no profile with the id given \(profiles: work\): it looks like a gateway key/],
+    [['key', 'delete', SENTINEL_KEY], 1, /^airlock: no profile with the id given/],
+    [['profile', 'use', SENTINEL_KEY], 1, /^airlock: no profile with the id given/],
+    [
+      ['profile', 'add', SENTINEL_KEY, '--base-url', 'https://gw.example/v1'],
+      2,
+      /^airlock: the id given is no profile id: it looks like a gateway key/,
+    ],
+    [[SENTINEL_KEY], 2, /^airlock: unknown command '\[redacted\]'/],
+    [['connect', SENTINEL_KEY], 2, /^airlock: command-argument value '\[redacted\]' is invalid for argument 'tool'/],
+  ])('%j refuses a key typed as an argument without repeating it', async (args, exitCode, message) => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const run = await airlock(args as string[], SENTINEL_KEY);
+    expect(run.exitCode).toBe(exitCode);
+    expect(run.stderr).toMatch(message);
+    expect(findSentinel(run.stdout + run.stderr)).toBeNull();
+    expect(secrets.entries.size).toBe(0);
+  });
+
   it('takes no key on the command line', async () => {
     await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
     const run = await airlock(['key', 'set', 'work', SENTINEL_KEY]);

@@ -35,6 +35,7 @@ export function addProfile(config: ConfigFile, input: ProfileInput, options: Add
       `a profile with id "${input.id}" already exists: pick another id, or change that profile (its settings, its key) instead`,
     );
   }
+  refuseKeyAsName(input.name);
   const profile = parseProfile({ ...input, baseUrl: normalizedBaseUrl(input.baseUrl) });
   checkFallbacks(config, profile);
   const activate = options.activate === true || config.activeProfileId === null;
@@ -46,6 +47,7 @@ export function updateProfile(config: ConfigFile, id: string, patch: Partial<Omi
   const existing = requireProfile(config, id);
   const merged = { ...existing, ...patch, id };
   if (patch.baseUrl !== undefined) merged.baseUrl = normalizedBaseUrl(patch.baseUrl);
+  if (patch.name !== undefined) refuseKeyAsName(patch.name);
   const profile = parseProfile(merged);
   if (patch.fallbacks !== undefined) checkFallbacks(config, profile);
   return { ...config, profiles: config.profiles.map((candidate) => (candidate.id === id ? profile : candidate)) };
@@ -120,6 +122,18 @@ export function requireProfile(config: ConfigFile, id: string): Profile {
  */
 export function looksLikeKey(text: string): boolean {
   return redactSecrets(text) !== text;
+}
+
+/**
+ * The key pasted into the name field beside the key field: the name is kept in airlock.json, listed by the CLI and
+ * sent to the window in clear, as a pool key's label would be (keyPoolEdits.ts refuses those).
+ */
+function refuseKeyAsName(name: string): void {
+  if (looksLikeKey(name)) {
+    throw new ConfigEditError(
+      'the name looks like a gateway key, and was not saved: give the profile a plain name (such as "work"); the key goes in the key field',
+    );
+  }
 }
 
 /** Why a key-shaped id is not repeated, and where a key goes instead. */

@@ -190,6 +190,18 @@ describe('airlock key', () => {
     expect(secrets.entries.has('work')).toBe(false);
   });
 
+  // Windows PowerShell 5.1's `>` writes UTF-16LE with a byte order mark; cmd.exe's `< key.txt` passes the bytes on.
+  it.each([
+    ['UTF-16LE', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${SENTINEL_KEY}\r\n`, 'utf16le')])],
+    ['UTF-16BE', Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(`${SENTINEL_KEY}\r\n`, 'utf16le').swap16()])],
+    ['UTF-8 with a byte order mark', Buffer.from(`\uFEFF${SENTINEL_KEY}\n`)],
+  ])('reads a key file written as %s', async (_encoding, bytes) => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const run = await runAirlock(dataDir, secrets, ['key', 'set', 'work'], Readable.from([bytes]));
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(secrets.entries.get('work')).toBe(SENTINEL_KEY);
+  });
+
   it('refuses a key that cannot be cleaned, without echoing it', async () => {
     await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
     const run = await airlock(['key', 'set', 'work'], 'sk-abc def-ghi');

@@ -1,0 +1,48 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProfileView } from '../../proxy/contracts/profileViews.ts';
+import { openWindowSession, type WindowSession } from './support/windowSession.ts';
+
+/**
+ * Numbers as users type them into the profile form. A number input drops what it does not take as it is typed or
+ * pasted, so a decimal comma vanished: a daily cap typed 1,5 was saved as 15 (probe F, 2026-11-29).
+ */
+let session: WindowSession;
+let page: Page;
+
+async function savedBudget(): Promise<ProfileView['profile']['budget'] | undefined> {
+  const view = (await (await session.harness.api('/profiles')).json()) as { profiles: ProfileView[] };
+  return view.profiles.find((candidate) => candidate.profile.id === 'main')?.profile.budget;
+}
+
+beforeAll(async () => {
+  session = await openWindowSession();
+  page = session.page;
+});
+
+afterAll(async () => {
+  await session?.close();
+});
+
+describe('a budget typed into the profile form', () => {
+  it('with a decimal comma is refused by name, and no cap is saved', async () => {
+    await page.goto(session.screenUrl('profiles'));
+    await page
+      .getByRole('navigation', { name: 'Profiles' })
+      .getByRole('button', { name: /Main gateway/ })
+      .click();
+    const dailyCap = page.getByLabel('Daily cap');
+    await dailyCap.click();
+    await page.keyboard.type('1,5');
+    expect(await dailyCap.inputValue()).toBe('1,5');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await page.getByText("'1,5' has a comma: write the number with a decimal point").waitFor();
+    expect(await savedBudget()).toEqual({});
+  });
+
+  it('with a decimal point is saved as typed', async () => {
+    await page.getByLabel('Daily cap').fill('1.5');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await expect.poll(savedBudget).toEqual({ dailyCredits: 1.5 });
+  });
+});

@@ -46,3 +46,31 @@ describe('a budget typed into the profile form', () => {
     await expect.poll(savedBudget).toEqual({ dailyCredits: 1.5 });
   });
 });
+
+describe('a price typed into the price table', () => {
+  it('with a decimal comma is refused by name and Save waits, then a decimal point is saved', async () => {
+    const put = await session.harness.api('/profiles/main/prices', {
+      method: 'PUT',
+      body: JSON.stringify({ prices: [{ model: 'gpt-x', inputPer1M: 1 }] }),
+    });
+    expect(put.status).toBe(200);
+    await page.reload();
+    await page
+      .getByRole('navigation', { name: 'Profiles' })
+      .getByRole('button', { name: /Main gateway/ })
+      .click();
+    const cell = page.getByLabel('Input / 1M for gpt-x', { exact: true });
+    await cell.fill('');
+    await cell.click();
+    await page.keyboard.type('0,5');
+    expect(await cell.inputValue()).toBe('0,5');
+    await page.getByRole('alert').getByText("'0,5' has a comma").waitFor();
+    expect(await page.getByRole('button', { name: 'Save prices' }).isDisabled()).toBe(true);
+
+    await cell.fill('0.5');
+    await page.getByRole('button', { name: 'Save prices' }).click();
+    await expect
+      .poll(async () => ((await (await session.harness.api('/profiles/main/prices')).json()) as { prices: unknown[] }).prices)
+      .toEqual([{ model: 'gpt-x', inputPer1M: 0.5 }]);
+  });
+});

@@ -38,6 +38,10 @@ export function cleanApiKey(raw: string): CleanedKey {
   }
 
   if (key === '') return { ok: false, reason: 'The key is empty: paste the key from the gateway console.' };
+  // The gateway's address pasted into the key field (the two fields swapped): no key holds "://".
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(key)) {
+    return { ok: false, reason: 'This is an address, not a key: it goes in the base URL; paste the key from the gateway console here.' };
+  }
   // Airlock's own tokens, copied from a tool's config that connect wrote (ANTHROPIC_AUTH_TOKEN=alk_…) or the window's
   // sign-in: saved as the gateway key, every request was a 401 and the token went to the gateway.
   if (key.startsWith(CONTROL_TOKEN_PREFIX) || key.startsWith(CLIENT_TOKEN_PREFIX)) {

@@ -59,3 +59,21 @@ export function readsAsZero(source: string, value: number): boolean {
 export function tooSmallToStore(source: string): string {
   return `'${source}' is too small to store: it would read as 0 and make the model free (write 0 if it is free)`;
 }
+
+/** A plain number as JSON and the price import write it: digits, one decimal point (`.5` too), an exponent, a sign. */
+const PLAIN_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
+
+/**
+ * A number typed or pasted into a form field: undefined when blank, the number, or a problem that says what to write
+ * instead. A decimal comma (`1,5`) or thousands separator and a currency sign are refused by name, never guessed; text
+ * with no digit at all is NaN, which the schema refuses with its own words.
+ */
+export function typedNumber(text: string): number | { problem: string } | undefined {
+  const trimmed = text.trim();
+  if (trimmed === '') return undefined;
+  if (PLAIN_NUMBER.test(trimmed)) return Number(trimmed);
+  if (!/\d/.test(trimmed)) return Number.NaN;
+  if (trimmed.includes(','))
+    return { problem: `'${trimmed}' has a comma: write the number with a decimal point and no thousands separator (1.5, 1000)` };
+  return { problem: `'${trimmed}' is not a plain number: write digits and a decimal point only, without a currency sign, unit or spaces` };
+}

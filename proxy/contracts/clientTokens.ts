@@ -1,5 +1,10 @@
 /** The control API's client tokens (GET/POST /tokens…) and the burst guard's resume. */
 
+/** Recognisable in a config file or a leak scanner, and never confused with a gateway key. */
+export const CLIENT_TOKEN_PREFIX = 'alk_';
+/** A different prefix from client tokens: the two kinds are never interchangeable. */
+export const CONTROL_TOKEN_PREFIX = 'alkc_';
+
 export interface TokenView {
   name: string;
   /** null = follows the active profile. */

@@ -59,7 +59,15 @@ export interface ConnectListResponse {
 
 export const connectRequestSchema = z.object({
   /** The model the tool should ask for; left as the tool has it when absent. */
-  model: z.string().trim().min(1).max(200).optional(),
+  model: z
+    .string()
+    .trim()
+    .min(1, 'the model id is empty: give the id the gateway lists')
+    .max(200, 'a model id is at most 200 characters')
+    // A line break written into YAML broke aider's file (refused as the user's own "not valid YAML"), and elsewhere
+    // became a model no gateway has. Ids are one line; a control character is a paste gone wrong.
+    .regex(/^\P{Cc}*$/u, 'a model id is one line without control characters: copy it again')
+    .optional(),
   /** Move the gateway key found in the tool's config into the keychain as a new profile first. */
   importKey: z.boolean().optional(),
 });

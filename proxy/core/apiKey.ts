@@ -1,3 +1,5 @@
+import { CLIENT_TOKEN_PREFIX, CONTROL_TOKEN_PREFIX } from '../contracts/clientTokens.ts';
+
 /**
  * Cleans a pasted gateway key. The gateway contract (docs/gateway-spec.md §5) lists what breaks auth with a 401: a doubled
  * "Bearer", a missing space, surrounding whitespace, newlines, extra quotation marks. Reasons and
@@ -36,6 +38,18 @@ export function cleanApiKey(raw: string): CleanedKey {
   }
 
   if (key === '') return { ok: false, reason: 'The key is empty: paste the key from the gateway console.' };
+  // The gateway's address pasted into the key field (the two fields swapped): no key holds "://".
+  if (/^[a-z][a-z0-9+.-]*:\/\//i.test(key)) {
+    return { ok: false, reason: 'This is an address, not a key: it goes in the base URL; paste the key from the gateway console here.' };
+  }
+  // Airlock's own tokens, copied from a tool's config that connect wrote (ANTHROPIC_AUTH_TOKEN=alk_…) or the window's
+  // sign-in: saved as the gateway key, every request was a 401 and the token went to the gateway.
+  if (key.startsWith(CONTROL_TOKEN_PREFIX) || key.startsWith(CLIENT_TOKEN_PREFIX)) {
+    return {
+      ok: false,
+      reason: `This is one of Airlock's own tokens (${key.startsWith(CONTROL_TOKEN_PREFIX) ? CONTROL_TOKEN_PREFIX : CLIENT_TOKEN_PREFIX}…), which tools use to reach Airlock, not the gateway's key: paste the key from the gateway console.`,
+    };
+  }
   for (let index = 0; index < key.length; index += 1) {
     const code = key.charCodeAt(index);
     const position = `at character ${index + 1}`;

@@ -1,3 +1,5 @@
+import { redactSecrets } from './redact.ts';
+
 /**
  * Turns whatever a user pasted as the gateway address into `{origin}{prefix}/v1`, the form the
  * gateway contract calls {base_url} (the only version marker is the /v1 path segment: docs/gateway-spec.md §9).
@@ -49,10 +51,34 @@ export function normalizeBaseUrl(input: string): BaseUrlResult {
     };
   }
   if (url.hostname === '') return { ok: false, reason: 'The base URL has no host name.' };
+  // The key pasted into the address field (or after a prefilled https://) parses as a host name: saved, it sat in
+  // airlock.json and the window, and every request sent it to the DNS resolver in clear. Judged by the secret shapes
+  // the log masks, on the host as typed (the parser lowercases it, and a random run mixes cases). Never echoed.
+  if (redactSecrets(typedHost(repaired)) !== typedHost(repaired)) {
+    return {
+      ok: false,
+      reason:
+        'The base URL looks like a gateway key, not an address, and was not saved: put the key in the key field and the gateway address (https://host/v1) here.',
+    };
+  }
+  // Port 0 is no destination (connect() to it fails with EADDRNOTAVAIL or ECONNREFUSED), so no gateway is reached there.
+  if (url.port === '0')
+    return { ok: false, reason: "The base URL's port is 0, which no server listens on: give the gateway's port, or none for 443." };
 
   const { prefix, ignoredPath } = splitPath(url.pathname);
   const warnings: string[] = [];
-  if (ignoredPath !== '') warnings.push(`The part after /v1 (${ignoredPath}) was ignored: clients add the endpoint path themselves.`);
+  // Masked by the secret shapes: a key pasted after the address (https://host/v1/sk-…) reached stderr and the window.
+  if (ignoredPath !== '')
+    warnings.push(`The part after /v1 (${redactSecrets(ignoredPath)}) was ignored: clients add the endpoint path themselves.`);
+  // The base URL keeps no query (a client's own goes on with its request): one pasted with the address was dropped without
+  // a word, and the gateway then refused what it needed (a key in ?key=) or the address (Azure's deployment URLs with
+  // ?api-version=). Named without its text, which may hold the key. Azure OpenAI's v1 API takes
+  // https://<resource>.openai.azure.com/openai/v1 with no api-version (learn.microsoft.com/azure/ai-foundry/openai/api-version-lifecycle).
+  if (url.search !== '' && url.search !== '?') {
+    warnings.push(
+      "The query after ? was ignored: a base URL keeps none (a client's own query still goes with its request). A key in it belongs in the key field; an Azure OpenAI resource takes https://<resource>.openai.azure.com/openai/v1 without an api-version.",
+    );
+  }
   if (url.protocol === 'http:' && !isLoopbackHost(url.hostname)) {
     warnings.push('The base URL uses plain http to a remote host: the key would cross the network unencrypted. Use https.');
   }
@@ -81,6 +107,11 @@ function splitPath(pathname: string): { prefix: string; ignoredPath: string } {
     prefix: joinSegments(segments.slice(0, versionIndex)),
     ignoredPath: unknown ? joinSegments(afterVersion) : '',
   };
+}
+
+/** The host and port as typed, between the scheme (or the start) and the path, query or fragment. */
+function typedHost(address: string): string {
+  return address.replace(HAS_SCHEME, '').split(/[/?#\\]/, 1)[0] ?? '';
 }
 
 function joinSegments(segments: string[]): string {

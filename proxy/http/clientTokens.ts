@@ -1,9 +1,9 @@
 import { createHash, hash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { ClientTokenRecord } from '../contracts/config.ts';
+import { CLIENT_TOKEN_PREFIX } from '../contracts/clientTokens.ts';
 
-/** Recognisable in a config file or a leak scanner, and never confused with a gateway key. */
-export const CLIENT_TOKEN_PREFIX = 'alk_';
+export { CLIENT_TOKEN_PREFIX };
 const TOKEN_BYTES = 32;
 
 /** A fresh 256-bit client token. */

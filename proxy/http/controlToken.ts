@@ -1,8 +1,8 @@
 import { generateToken, secretsEqual } from './clientTokens.ts';
 import { CONTROL_TOKEN_ACCOUNT, KeychainUnavailableError, type SecretStore } from '../contracts/secretStore.ts';
+import { CONTROL_TOKEN_PREFIX } from '../contracts/clientTokens.ts';
 
-/** A different prefix from client tokens: the two kinds are never interchangeable. */
-export const CONTROL_TOKEN_PREFIX = 'alkc_';
+export { CONTROL_TOKEN_PREFIX };
 
 export interface ControlToken {
   token: string;

@@ -1,4 +1,7 @@
 import { parse } from 'csv-parse/sync';
+import { parse as parseJsonc, type ParseError } from 'jsonc-parser';
+import { jsonSyntaxErrorAt } from '../core/jsonSyntaxError.ts';
+import { redactSecrets } from '../core/redact.ts';
 import { readsAsZero, tooSmallToStore } from '../contracts/amounts.ts';
 import { MAX_PRICE_CREDITS, type ModelPrice } from '../contracts/profile.ts';
 import { spreadsheetCsv, withoutFormulaGuard } from '../core/spreadsheetCsv.ts';
@@ -49,7 +52,7 @@ export function importPricesJson(text: string): ModelPrice[] {
   try {
     parsed = JSON.parse(text, keepUnderflowedNumbers as Parameters<typeof JSON.parse>[1]);
   } catch (error) {
-    throw new PriceImportError(`price JSON is not valid JSON: ${(error as Error).message}`);
+    throw new PriceImportError(`price JSON is not valid JSON: ${jsonSyntaxError(text, error)}`);
   }
   if (!Array.isArray(parsed)) throw new PriceImportError('price JSON must be an array of { model, inputPer1M, ... } objects');
   const prices = parsed.map((entry, index) => priceFromJsonEntry(entry, `entry ${index + 1}`));
@@ -71,7 +74,7 @@ export function importPricesCsv(text: string): ModelPrice[] {
     };
     records = parse(text, options) as unknown as CsvRecordWithLine[];
   } catch (error) {
-    throw new PriceImportError(`price CSV cannot be read: ${(error as Error).message}`);
+    throw new PriceImportError(`price CSV cannot be read: ${shown((error as Error).message)}`);
   }
   const [header, ...rows] = records;
   if (!header) throw new PriceImportError(`price CSV is empty: expected the header ${PRICE_CSV_COLUMNS.join(',')}`);
@@ -102,10 +105,10 @@ function headerColumns(cells: string[]): PriceColumn[] {
   const columns = cells.map((cell, index) => {
     if (!isPriceColumn(cell)) {
       throw new PriceImportError(
-        `line 1, column ${index + 1}: unknown column '${cell}' (allowed: ${PRICE_CSV_COLUMNS.join(', ')}, separated by commas, semicolons or tabs)`,
+        `line 1, column ${index + 1}: unknown column '${shown(cell)}' (allowed: ${PRICE_CSV_COLUMNS.join(', ')}, separated by commas, semicolons or tabs)`,
       );
     }
-    if (seen.has(cell)) throw new PriceImportError(`line 1, column ${index + 1}: column '${cell}' appears twice`);
+    if (seen.has(cell)) throw new PriceImportError(`line 1, column ${index + 1}: column '${shown(cell)}' appears twice`);
     seen.add(cell);
     return cell;
   });
@@ -134,7 +137,8 @@ function priceFromJsonEntry(entry: unknown, where: string): ModelPrice {
   }
   const record = entry as Record<string, unknown>;
   for (const key of Object.keys(record)) {
-    if (!isPriceColumn(key)) throw new PriceImportError(`${where}: unknown field '${key}' (allowed: ${PRICE_CSV_COLUMNS.join(', ')})`);
+    if (!isPriceColumn(key))
+      throw new PriceImportError(`${where}: unknown field '${shown(key)}' (allowed: ${PRICE_CSV_COLUMNS.join(', ')})`);
   }
   const model = record['model'];
   if (typeof model !== 'string' || model.trim() === '')
@@ -145,7 +149,7 @@ function priceFromJsonEntry(entry: unknown, where: string): ModelPrice {
     if (value === undefined || value === null) continue;
     if (value instanceof UnderflowedNumber) throw new PriceImportError(`${where}, field ${column}: ${tooSmallToStore(value.source)}`);
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
-      throw new PriceImportError(`${where}, field ${column}: expected a non-negative number, got ${JSON.stringify(value)}`);
+      throw new PriceImportError(`${where}, field ${column}: expected a non-negative number, got ${shown(JSON.stringify(value))}`);
     }
     if (value > MAX_PRICE_CREDITS) throw new PriceImportError(`${where}, field ${column}: ${tooLarge(String(value))}`);
     price[column] = value;
@@ -159,10 +163,11 @@ function parsePriceNumber(cell: string, at: string): number {
   // '0,5' is half in a decimal-comma locale and '1,000' a thousand in another: neither is guessed.
   if (/^[\d.,]*,[\d.,]*$/.test(cell))
     throw new PriceImportError(
-      `${at}: '${cell}' has a comma: write the number with a decimal point and no thousands separator (0.5, 1000)`,
+      `${at}: '${shown(cell)}' has a comma: write the number with a decimal point and no thousands separator (0.5, 1000)`,
     );
-  const price = /^\d+(\.\d+)?([eE][+-]?\d+)?$/.test(cell) ? Number(cell) : Number.NaN;
-  if (!Number.isFinite(price)) throw new PriceImportError(`${at}: expected a non-negative number of credits, got '${cell}'`);
+  // '.5' as the window's number field takes it (HTML's floating-point number allows no digit before the point).
+  const price = /^(\d+(\.\d+)?|\.\d+)([eE][+-]?\d+)?$/.test(cell) ? Number(cell) : Number.NaN;
+  if (!Number.isFinite(price)) throw new PriceImportError(`${at}: expected a non-negative number of credits, got '${shown(cell)}'`);
   if (readsAsZero(cell, price)) throw new PriceImportError(`${at}: ${tooSmallToStore(cell)}`);
   if (price > MAX_PRICE_CREDITS) throw new PriceImportError(`${at}: ${tooLarge(cell)}`);
   return price;
@@ -190,9 +195,28 @@ function rejectDuplicates(entries: { price: ModelPrice; where: string }[]): void
   const firstSeen = new Map<string, string>();
   for (const { price, where } of entries) {
     const previous = firstSeen.get(price.model);
-    if (previous) throw new PriceImportError(`${where}: model '${price.model}' is already priced at ${previous}`);
+    if (previous) throw new PriceImportError(`${where}: model '${shown(price.model)}' is already priced at ${previous}`);
     firstSeen.set(price.model, where);
   }
+}
+
+/**
+ * A cell or value as a refusal quotes it, masked by the secret shapes: the key last copied, pasted here by mistake,
+ * was repeated to the window in full (a CSV header cell, a number's place).
+ */
+function shown(text: string): string {
+  return redactSecrets(text);
+}
+
+/**
+ * Where the JSON stops parsing, in words: V8's own message quotes the text around the place (`"sk-proj-ab"... is
+ * not valid JSON`), which in a pasted key is part of it.
+ */
+function jsonSyntaxError(text: string, error: unknown): string {
+  const errors: ParseError[] = [];
+  parseJsonc(text, errors, { disallowComments: true, allowTrailingComma: false, allowEmptyContent: false });
+  const first = errors[0];
+  return first ? jsonSyntaxErrorAt(text, first) : shown(error instanceof Error ? error.message : String(error));
 }
 
 function isPriceColumn(name: string): name is PriceColumn {

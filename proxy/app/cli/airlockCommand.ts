@@ -1,5 +1,6 @@
 import { Command, type ErrorOptions, type HelpContext } from 'commander';
 import { CLI_COMMAND } from '../../contracts/cli.ts';
+import { redactSecrets } from '../../core/redact.ts';
 
 /**
  * Exit codes: 1 for a command that failed, 2 for a command line that cannot be run, as POSIX
@@ -24,9 +25,12 @@ export class CommandLineError extends Error {
   }
 }
 
-/** Commander's message as one line: "error: unknown command 'x'\n(Did you mean y?)" -> "unknown command 'x' (did you mean y?)". */
+/**
+ * Commander's message as one line: "error: unknown command 'x'\n(Did you mean y?)" -> "unknown command 'x' (did you mean y?)".
+ * It quotes the word it refused, and a key typed in its place (`airlock sk-…`, `connect sk-…`) was repeated: masked by shape.
+ */
 function usageText(message: string): string {
-  return message
+  return redactSecrets(message)
     .replace(/^error: /, '')
     .replace(/\s*\n\(Did you mean (.*)\?\)/, ' (did you mean $1?)')
     .replace(/\s*\n\s*/g, ' ')

@@ -1,6 +1,7 @@
 import type { ClientTokenRecord, ConfigFile, Settings } from '../../contracts/config.ts';
 import { fallbackProblems, profileSchema, type Profile, type ProfileInput } from '../../contracts/profile.ts';
 import { normalizeBaseUrl } from '../../core/baseUrl.ts';
+import { redactSecrets } from '../../core/redact.ts';
 import { PLAIN_HINT, type NamedCommand } from '../../contracts/cli.ts';
 
 /**
@@ -34,6 +35,7 @@ export function addProfile(config: ConfigFile, input: ProfileInput, options: Add
       `a profile with id "${input.id}" already exists: pick another id, or change that profile (its settings, its key) instead`,
     );
   }
+  refuseKeyAsName(input.name);
   const profile = parseProfile({ ...input, baseUrl: normalizedBaseUrl(input.baseUrl) });
   checkFallbacks(config, profile);
   const activate = options.activate === true || config.activeProfileId === null;
@@ -45,6 +47,7 @@ export function updateProfile(config: ConfigFile, id: string, patch: Partial<Omi
   const existing = requireProfile(config, id);
   const merged = { ...existing, ...patch, id };
   if (patch.baseUrl !== undefined) merged.baseUrl = normalizedBaseUrl(patch.baseUrl);
+  if (patch.name !== undefined) refuseKeyAsName(patch.name);
   const profile = parseProfile(merged);
   if (patch.fallbacks !== undefined) checkFallbacks(config, profile);
   return { ...config, profiles: config.profiles.map((candidate) => (candidate.id === id ? profile : candidate)) };
@@ -102,6 +105,8 @@ export function requireProfile(config: ConfigFile, id: string): Profile {
   const profile = config.profiles.find((candidate) => candidate.id === id);
   if (!profile) {
     const known = config.profiles.map((candidate) => candidate.id);
+    if (looksLikeKey(id))
+      throw new ConfigEditError(`no profile with the id given (profiles: ${known.join(', ') || 'none yet'}): ${KEY_AS_ID}`);
     throw new ConfigEditError((command) =>
       known.length > 0
         ? `no profile with id "${id}" (profiles: ${known.join(', ')})`
@@ -110,6 +115,30 @@ export function requireProfile(config: ConfigFile, id: string): Profile {
   }
   return profile;
 }
+
+/**
+ * A gateway key typed where a profile id goes (`key set sk-…`, thinking the key goes there) was repeated in the
+ * refusal, on a terminal or a CI log. Judged by the shapes the log masks as secrets; no profile id has them.
+ */
+export function looksLikeKey(text: string): boolean {
+  return redactSecrets(text) !== text;
+}
+
+/**
+ * The key pasted into the name field beside the key field: the name is kept in airlock.json, listed by the CLI and
+ * sent to the window in clear, as a pool key's label would be (keyPoolEdits.ts refuses those).
+ */
+function refuseKeyAsName(name: string): void {
+  if (looksLikeKey(name)) {
+    throw new ConfigEditError(
+      'the name looks like a gateway key, and was not saved: give the profile a plain name (such as "work"); the key goes in the key field',
+    );
+  }
+}
+
+/** Why a key-shaped id is not repeated, and where a key goes instead. */
+export const KEY_AS_ID =
+  'it looks like a gateway key, so it is not repeated here. A key is read from stdin or a hidden prompt, never from the command line (whose history keeps what is typed there)';
 
 function normalizedBaseUrl(input: string): string {
   const result = normalizeBaseUrl(input);

@@ -1,15 +1,17 @@
-import { useState } from 'react';
+import { useId, useState } from 'react';
+import { typedNumber } from '../../../proxy/contracts/amounts.ts';
 import type { ModelPrice } from '../../../proxy/contracts/profile.ts';
 import type { PriceFormat, PriceTable } from '../../../proxy/contracts/profileViews.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
-import { PriceRows } from './PriceRows.tsx';
+import { DecimalInput, PriceRows } from './PriceRows.tsx';
 
 /** The profile's price table: edit in place, or import/export as JSON or CSV. */
 export function PriceEditor({ profileId }: { profileId: string }) {
   const api = useApi();
   const loaded = useAsync(() => api.prices(profileId), profileId);
+  const multiplierId = useId();
   // The table as last read or saved, and what the user changed of it: a save sends only that, as
   // the profile form saves the multiplier too and another writer may have changed it meanwhile.
   const [savedTable, setSavedTable] = useState<PriceTable | null>(null);
@@ -17,6 +19,8 @@ export function PriceEditor({ profileId }: { profileId: string }) {
   const [message, setMessage] = useState<{ kind: 'ok' | 'error'; text: string } | null>(null);
   const [format, setFormat] = useState<PriceFormat>('csv');
   const [exchange, setExchange] = useState('');
+  // A cell or the multiplier holding text that is no number: the draft still has its last number, so Save waits.
+  const [unreadable, setUnreadable] = useState({ cells: false, multiplier: false });
 
   if (loaded.kind === 'loading') return <Loading what="prices" />;
   if (loaded.kind === 'error') return <ErrorState error={loaded.error} onRetry={loaded.reload} />;
@@ -40,20 +44,33 @@ export function PriceEditor({ profileId }: { profileId: string }) {
   return (
     <fieldset className="prices">
       <legend>Prices (credits per 1M tokens, per call or per audio minute)</legend>
-      <PriceRows prices={table.prices} onChange={(prices: ModelPrice[]) => setDraft({ ...draft, prices })} />
-      <label>
+      <PriceRows
+        prices={table.prices}
+        onChange={(prices: ModelPrice[]) => setDraft({ ...draft, prices })}
+        onProblems={(held) => setUnreadable({ ...unreadable, cells: held })}
+      />
+      <label htmlFor={multiplierId}>
         Multiplier for the whole profile
-        <input
-          type="number"
-          min={0}
-          step={0.01}
+        <DecimalInput
+          id={multiplierId}
           value={table.priceMultiplier}
-          onChange={(event) => setDraft({ ...draft, priceMultiplier: Number(event.target.value) })}
+          onText={(text) => {
+            const typed = typedNumber(text);
+            const problem =
+              typeof typed === 'object'
+                ? typed.problem
+                : typed === undefined || Number.isNaN(typed)
+                  ? 'The multiplier is a number, such as 1 for the prices as listed.'
+                  : null;
+            setUnreadable({ ...unreadable, multiplier: problem !== null });
+            setMessage(problem === null ? null : { kind: 'error', text: problem });
+            if (typeof typed === 'number' && problem === null) setDraft({ ...draft, priceMultiplier: typed });
+          }}
         />
       </label>
       <button
         type="button"
-        disabled={draft === null}
+        disabled={draft === null || unreadable.cells || unreadable.multiplier}
         onClick={() => void act(() => api.savePrices(profileId, draft ?? {}), 'Prices saved.')}
       >
         Save prices

@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import { readsAsZero, tooSmallToStore } from '../../../proxy/contracts/amounts.ts';
+import { readsAsZero, tooSmallToStore, typedNumber } from '../../../proxy/contracts/amounts.ts';
 import type { ModelPrice } from '../../../proxy/contracts/profile.ts';
 
 type PriceField = Exclude<keyof ModelPrice, 'model'>;
@@ -20,20 +20,73 @@ const PRICE_FIELDS: { field: PriceField; label: string }[] = [
  */
 export function setPriceField(price: ModelPrice, field: PriceField, text: string): ModelPrice | { problem: string } {
   const next = { ...price };
-  const value = Number(text);
-  if (text.trim() === '') delete next[field];
+  const value = typedNumber(text);
+  if (value === undefined) delete next[field];
+  else if (typeof value === 'object') return value;
+  else if (Number.isNaN(value)) return { problem: `'${text.trim()}' is not a number: write the price in digits (0.5, 2)` };
   else if (readsAsZero(text.trim(), value)) return { problem: tooSmallToStore(text.trim()) };
   else next[field] = value;
   return next;
 }
 
-export function PriceRows({ prices, onChange }: { prices: ModelPrice[]; onChange: (prices: ModelPrice[]) => void }) {
-  const [problem, setProblem] = useState<string | null>(null);
-  const update = (index: number, price: ModelPrice | { problem: string }) => {
-    if ('problem' in price) return setProblem(price.problem);
-    setProblem(null);
-    onChange(prices.map((row, at) => (at === index ? price : row)));
+function textOf(value: number | undefined): string {
+  return value === undefined ? '' : String(value);
+}
+
+/**
+ * One price as the user types it. Text, not type=number: Chromium's number input drops a character it does not
+ * take as it is typed or pasted, so 0,5 became a price of 5 and 10.000,50 one of 10.0005. The text is kept until the
+ * table's number changes from elsewhere (an import, a row removed above it).
+ */
+export function DecimalInput({
+  id,
+  label,
+  value,
+  onText,
+}: {
+  id?: string;
+  label?: string;
+  value: number | undefined;
+  onText: (text: string) => void;
+}) {
+  // `shown` is the number last given: when it changes, the text is replaced unless it already reads as it ("1." as 1).
+  const [cell, setCell] = useState({ text: textOf(value), shown: value });
+  if (!Object.is(cell.shown, value)) setCell({ text: Object.is(typedNumber(cell.text), value) ? cell.text : textOf(value), shown: value });
+  return (
+    <input
+      id={id}
+      {...(label === undefined ? {} : { 'aria-label': label })}
+      type="text"
+      inputMode="decimal"
+      value={cell.text}
+      onChange={(event) => {
+        setCell({ text: event.target.value, shown: cell.shown });
+        onText(event.target.value);
+      }}
+    />
+  );
+}
+
+export function PriceRows({
+  prices,
+  onChange,
+  onProblems,
+}: {
+  prices: ModelPrice[];
+  onChange: (prices: ModelPrice[]) => void;
+  /** Whether a cell holds text that is no price: the table then still has that cell's last price, so it is not saved. */
+  onProblems?: (held: boolean) => void;
+}) {
+  // By cell: a good price typed in another cell does not clear a cell still holding 0,5.
+  const [problems, setProblems] = useState<Record<string, string>>({});
+  const update = (index: number, price: ModelPrice | { problem: string }, cell: string) => {
+    const { [cell]: _solved, ...others } = problems;
+    const next = 'problem' in price ? { ...others, [cell]: price.problem } : others;
+    setProblems(next);
+    onProblems?.(Object.keys(next).length > 0);
+    if (!('problem' in price)) onChange(prices.map((row, at) => (at === index ? price : row)));
   };
+  const problem = Object.values(problems)[0] ?? null;
   return (
     <>
       {problem !== null && (
@@ -63,18 +116,15 @@ export function PriceRows({ prices, onChange }: { prices: ModelPrice[]; onChange
                 <input
                   aria-label="Model id"
                   value={price.model}
-                  onChange={(event) => update(index, { ...price, model: event.target.value })}
+                  onChange={(event) => update(index, { ...price, model: event.target.value }, `${index}.model`)}
                 />
               </td>
               {PRICE_FIELDS.map((column) => (
                 <td key={column.field}>
-                  <input
-                    aria-label={`${column.label} for ${price.model || 'new model'}`}
-                    type="number"
-                    min={0}
-                    step="any"
-                    value={price[column.field] ?? ''}
-                    onChange={(event) => update(index, setPriceField(price, column.field, event.target.value))}
+                  <DecimalInput
+                    label={`${column.label} for ${price.model || 'new model'}`}
+                    value={price[column.field]}
+                    onText={(text) => update(index, setPriceField(price, column.field, text), `${index}.${column.field}`)}
                   />
                 </td>
               ))}

@@ -30,10 +30,11 @@ function NumberField({
   return (
     <label className="field">
       {label}
+      {/* Text, not type=number: Chromium drops what a number input does not take as it is typed or pasted, so a
+          decimal comma vanished (1,5 became 15, 10.000,50 became 10.0005); the form says what is wrong instead. */}
       <input
-        type="number"
-        min={0}
-        step="any"
+        type="text"
+        inputMode="decimal"
         value={value}
         aria-invalid={error ? true : undefined}
         onChange={(event) => onChange(event.target.value)}

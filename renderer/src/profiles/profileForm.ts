@@ -1,3 +1,4 @@
+import { typedNumber } from '../../../proxy/contracts/amounts.ts';
 import { profileSchema, type Profile } from '../../../proxy/contracts/profile.ts';
 import type { ProfileUpdateRequest } from '../../../proxy/contracts/profileViews.ts';
 
@@ -59,11 +60,6 @@ export function formFromProfile(profile: Profile | null): ProfileForm {
   };
 }
 
-/** Blank means "not set"; anything else must be a number (NaN fails the schema with its field named). */
-function optionalNumber(value: string): number | undefined {
-  return value.trim() === '' ? undefined : Number(value);
-}
-
 export type FormResult = { ok: true; profile: Profile } | { ok: false; errors: Record<string, string> };
 
 /**
@@ -71,6 +67,15 @@ export type FormResult = { ok: true; profile: Profile } | { ok: false; errors: R
  * parts this form does not edit (prices) from `existing`. Errors are keyed by dotted field path.
  */
 export function profileFromForm(form: ProfileForm, existing: Profile | null): FormResult {
+  // Blank means "not set"; text with no digit is NaN, which the schema refuses with its field named. A decimal comma
+  // or a currency sign is said here: the field keeps the text as typed (a number input dropped the comma: 1,5 was 15).
+  const typedProblems: Record<string, string> = {};
+  const optionalNumber = (value: string, path: string): number | undefined => {
+    const typed = typedNumber(value);
+    if (typeof typed !== 'object') return typed;
+    typedProblems[path] = typed.problem;
+    return undefined;
+  };
   const candidate = {
     id: form.id.trim(),
     name: form.name.trim(),
@@ -79,28 +84,31 @@ export function profileFromForm(form: ProfileForm, existing: Profile | null): Fo
     modelRoutes: form.routes.filter((row) => row.from.trim() !== '').map((row) => ({ pattern: row.from.trim(), target: row.to.trim() })),
     protocolModes: { messages: form.messagesMode, responses: form.responsesMode },
     timeouts: {
-      connectTimeoutMs: optionalNumber(form.connectTimeoutMs),
-      idleTimeoutMs: optionalNumber(form.idleTimeoutMs),
-      totalTimeoutMs: optionalNumber(form.totalTimeoutMs),
+      connectTimeoutMs: optionalNumber(form.connectTimeoutMs, 'timeouts.connectTimeoutMs'),
+      idleTimeoutMs: optionalNumber(form.idleTimeoutMs, 'timeouts.idleTimeoutMs'),
+      totalTimeoutMs: optionalNumber(form.totalTimeoutMs, 'timeouts.totalTimeoutMs'),
     },
-    retry: { maxRetries: optionalNumber(form.maxRetries), maxRetryAfterMs: optionalNumber(form.maxRetryAfterMs) },
-    maxRequestBodyMiB: optionalNumber(form.maxRequestBodyMiB),
+    retry: {
+      maxRetries: optionalNumber(form.maxRetries, 'retry.maxRetries'),
+      maxRetryAfterMs: optionalNumber(form.maxRetryAfterMs, 'retry.maxRetryAfterMs'),
+    },
+    maxRequestBodyMiB: optionalNumber(form.maxRequestBodyMiB, 'maxRequestBodyMiB'),
     budget: {
-      dailyCredits: optionalNumber(form.dailyCredits),
-      monthlyCredits: optionalNumber(form.monthlyCredits),
-      perRequestInputCredits: optionalNumber(form.perRequestInputCredits),
+      dailyCredits: optionalNumber(form.dailyCredits, 'budget.dailyCredits'),
+      monthlyCredits: optionalNumber(form.monthlyCredits, 'budget.monthlyCredits'),
+      perRequestInputCredits: optionalNumber(form.perRequestInputCredits, 'budget.perRequestInputCredits'),
     },
     prices: existing?.prices ?? [],
-    priceMultiplier: optionalNumber(form.priceMultiplier),
+    priceMultiplier: optionalNumber(form.priceMultiplier, 'priceMultiplier'),
     fallbacks: form.fallbacks
       .map((row) => ({ profileId: row.from.trim(), model: row.to.trim() }))
       .filter((row) => row.profileId !== '' || row.model !== '')
       .map((row) => ({ ...(row.profileId === '' ? {} : { profileId: row.profileId }), ...(row.model === '' ? {} : { model: row.model }) })),
   };
   const parsed = profileSchema.safeParse(candidate);
-  if (parsed.success) return { ok: true, profile: parsed.data };
-  const errors: Record<string, string> = {};
-  for (const issue of parsed.error.issues) {
+  if (parsed.success && Object.keys(typedProblems).length === 0) return { ok: true, profile: parsed.data };
+  const errors: Record<string, string> = { ...typedProblems };
+  for (const issue of parsed.error?.issues ?? []) {
     const path = issue.path.join('.');
     errors[path] ??= issue.message;
   }

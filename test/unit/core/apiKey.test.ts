@@ -44,6 +44,10 @@ describe('cleanApiKey', () => {
     ['a control character', `${KEY.slice(0, 3)}\u0007${KEY.slice(3)}`, /control character at character 4/],
     ['a non-ASCII look-alike', `${KEY.slice(0, 2)}\u0455${KEY.slice(2)}`, /non-ASCII character at character 3/],
     ['a zero-width space', `${KEY}\u200B${KEY}`, /non-ASCII/],
+    ['the base URL, the two fields swapped', ' https://api.x.hk/v1\n', /an address, not a key: it goes in the base URL/],
+    // Copied from a tool's config connect wrote, or the window's sign-in: every request was a 401, the token sent away.
+    ['an Airlock client token', `ANTHROPIC_AUTH_TOKEN=alk_${KEY.slice(3)}`, /Airlock's own tokens \(alk_…\).*gateway console/],
+    ['an Airlock control token', `"alkc_${KEY.slice(3)}"`, /Airlock's own tokens \(alkc_…\)/],
   ])('refuses %s without echoing the key', (_label, raw, reason) => {
     const result = cleanApiKey(raw);
     expect(result.ok).toBe(false);

@@ -19,7 +19,8 @@ describe('normalizeBaseUrl', () => {
     ['"https://api.x.hk/v1"', 'https://api.x.hk/v1'],
     ["'https://api.x.hk'", 'https://api.x.hk/v1'],
     ['\u201Chttps://api.x.hk/v1\u201D', 'https://api.x.hk/v1'],
-    ['https://api.x.hk/v1?key=abc#frag', 'https://api.x.hk/v1'],
+    ['https://api.x.hk/v1#frag', 'https://api.x.hk/v1'],
+    ['https://api.x.hk/v1?', 'https://api.x.hk/v1'],
     ['api.x.hk', 'https://api.x.hk/v1'],
     ['api.x.hk/v1/chat/completions', 'https://api.x.hk/v1'],
     ['HTTPS://API.X.HK/v1', 'https://api.x.hk/v1'],
@@ -63,6 +64,13 @@ describe('normalizeBaseUrl', () => {
   it.each([
     ['http://api.x.hk/v1', 'http://api.x.hk/v1', /unencrypted/],
     ['https://api.x.hk/v1/engines/foo', 'https://api.x.hk/v1', /engines\/foo.*ignored/],
+    // A query is never sent: dropped without a word, the gateway refused what the user meant it to carry.
+    ['https://api.x.hk/v1?key=abc#frag', 'https://api.x.hk/v1', /query after \? was ignored.*key field/],
+    [
+      'https://res.openai.azure.com/openai/deployments/gpt4/chat/completions?api-version=2024-02-01',
+      'https://res.openai.azure.com/openai/deployments/gpt4/v1',
+      /query after \? was ignored.*openai\/v1 without an api-version/,
+    ],
   ])('%s is accepted with a warning', (input, expected, warning) => {
     const result = normalizeBaseUrl(input);
     expect(result.ok && result.baseUrl).toBe(expected);
@@ -76,6 +84,8 @@ describe('normalizeBaseUrl', () => {
     ['file:///etc/passwd', /file:/],
     ['https://api.x.hk/v1 extra', /space/],
     ['https://', /not a valid address/],
+    ['https://api.x.hk:0/v1', /port is 0/],
+    ['https://api.x.hk:99999/v1', /not a valid address/],
   ])('%j is refused', (input, reason) => {
     const result = normalizeBaseUrl(input);
     expect(result.ok).toBe(false);
@@ -91,6 +101,41 @@ describe('normalizeBaseUrl', () => {
       expect(JSON.stringify(result)).not.toContain(SENTINEL_KEY);
     },
   );
+
+  // The key pasted into the address field parsed as a host name: saved, and sent to the DNS resolver with every request.
+  it.each([
+    [SENTINEL_KEY],
+    [`https://${SENTINEL_KEY}`],
+    [`"${SENTINEL_KEY}"`],
+    [`${SENTINEL_KEY}/v1`],
+    ['AIzaSyD3x9Kq7Lm2Np8Rt5Vw1Yz4Bc6Df0Gh2Jk'],
+    ['0123456789abcdef0123456789abcdef'],
+  ])('a key pasted as the address (%s) is refused without echoing it', (input) => {
+    const result = normalizeBaseUrl(input);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.reason).toMatch(/looks like a gateway key.*key field/);
+    expect(JSON.stringify(result).toLowerCase()).not.toContain(
+      input
+        .replace(/^https:\/\/|"|\/v1$/g, '')
+        .toLowerCase()
+        .slice(0, 16),
+    );
+  });
+
+  it.each([
+    ['https://my-gateway-01.corp.example/v1'],
+    ['http://llm-proxy:4000/v1'],
+    ['https://a1b2c3d4e5f6a7b8.lambda-url.us-east-1.on.aws'],
+  ])('a host name with digits (%s) is still an address', (input) => {
+    expect(normalizeBaseUrl(input).ok).toBe(true);
+  });
+
+  it('a key pasted after the address is not echoed in the warning', () => {
+    const result = normalizeBaseUrl(`https://api.x.hk/v1/${SENTINEL_KEY}`);
+    expect(result.ok && result.baseUrl).toBe('https://api.x.hk/v1');
+    expect(result.ok && result.warning).toMatch(/was ignored/);
+    expect(JSON.stringify(result)).not.toContain(SENTINEL_KEY);
+  });
 });
 
 describe('isLoopbackHost', () => {

@@ -75,3 +75,33 @@ describe('saving the profile form', () => {
     expect(profileSaveBody(formFromProfile(base), base)).toEqual({ ok: true, body: {} });
   });
 });
+
+// The fields are text (a number input dropped a decimal comma as it was typed: 1,5 became a cap of 15).
+describe('numbers typed into the profile form', () => {
+  it.each([
+    ['1,5', 'budget.dailyCredits', "'1,5' has a comma: write the number with a decimal point"],
+    ['10.000,50', 'budget.dailyCredits', "'10.000,50' has a comma"],
+    ['€5', 'budget.dailyCredits', "'€5' is not a plain number: write digits and a decimal point only"],
+    ['5 000', 'budget.dailyCredits', "'5 000' is not a plain number"],
+  ])('refuses %j by name, saving nothing', (typed, field, message) => {
+    const result = profileFromForm({ ...formFromProfile(profile), dailyCredits: typed }, profile);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.errors[field]).toContain(message);
+  });
+
+  it('names a comma in the multiplier and a timeout too', () => {
+    const result = profileFromForm({ ...formFromProfile(profile), priceMultiplier: '1,2', idleTimeoutMs: '300 000' }, profile);
+    expect(!result.ok && Object.keys(result.errors).sort()).toEqual(['priceMultiplier', 'timeouts.idleTimeoutMs']);
+  });
+
+  it.each([
+    ['.5', 0.5],
+    [' 2.5 ', 2.5],
+    ['1e3', 1000],
+  ])('takes %j', (typed, value) => {
+    expect(profileFromForm({ ...formFromProfile(profile), dailyCredits: typed }, profile)).toMatchObject({
+      ok: true,
+      profile: { budget: { dailyCredits: value } },
+    });
+  });
+});

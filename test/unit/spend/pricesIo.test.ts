@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { exportPricesCsv, exportPricesJson, importPricesCsv, importPricesJson, PriceImportError } from '../../../proxy/spend/pricesIo.ts';
 import type { ModelPrice } from '../../../proxy/contracts/profile.ts';
+import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 
 const table: ModelPrice[] = [
   { model: 'gpt-x', inputPer1M: 2, outputPer1M: 8, cachedInputPer1M: 0.5 },
@@ -55,6 +56,7 @@ describe('importPricesCsv', () => {
       prices: [{ model: 'vendor/a,b', inputPer1M: 0.5, outputPer1M: 2 }],
     },
     { name: 'tabs', csv: 'model\tperCall\nimg\t0.3\n', prices: [{ model: 'img', perCall: 0.3 }] },
+    { name: 'no digit before the point', csv: 'model,inputPer1M\nm,.25\n', prices: [{ model: 'm', inputPer1M: 0.25 }] },
   ])('accepts $name', ({ csv, prices }) => {
     expect(importPricesCsv(csv)).toEqual(prices);
   });
@@ -121,6 +123,31 @@ describe('importPricesCsv', () => {
   ])('rejects $name', ({ csv, message }) => {
     expect(() => importPricesCsv(csv)).toThrow(PriceImportError);
     expect(() => importPricesCsv(csv)).toThrow(message);
+  });
+});
+
+// The key last copied, pasted into the import by mistake: a refusal quoted it to the window.
+describe('a key pasted as prices', () => {
+  it.each([
+    ['csv', SENTINEL_KEY, /unknown column '\[redacted\]'/],
+    ['csv', `model,perCall\nm,${SENTINEL_KEY}\n`, /got '\[redacted\]'/],
+    ['csv', `model,${SENTINEL_KEY}\nm,1\n`, /unknown column '\[redacted\]'/],
+    ['json', SENTINEL_KEY, /not valid JSON: invalid symbol at line 1, column 1$/],
+    ['json', `[{"model":"m","perCall":${SENTINEL_KEY}}]`, /not valid JSON: invalid symbol at line 1, column 25$/],
+    ['json', `[{"model":"m","perCall":"${SENTINEL_KEY}"}]`, /got "\[redacted\]"/],
+    ['json', `[{"model":"m","${SENTINEL_KEY}":1}]`, /unknown field '\[redacted\]'/],
+  ])('%s %#: refused without any of it', (format, text, message) => {
+    let refusal = '';
+    try {
+      if (format === 'csv') importPricesCsv(text);
+      else importPricesJson(text);
+    } catch (error) {
+      refusal = (error as Error).message;
+    }
+    expect(refusal).toMatch(message);
+    expect(findSentinel(refusal)).toBeNull();
+    // Not even the start V8 quotes (`"sk-airlock"... is not valid JSON`).
+    expect(refusal).not.toContain(SENTINEL_KEY.slice(0, 10));
   });
 });
 

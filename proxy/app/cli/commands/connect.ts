@@ -1,5 +1,11 @@
-import type { Command } from 'commander';
-import { CONNECT_TOOL_IDS, type ConnectFileChange, type ConnectToolId, type ConnectToolStatus } from '../../../contracts/connect.ts';
+import { type Command, InvalidArgumentError } from 'commander';
+import {
+  CONNECT_TOOL_IDS,
+  connectRequestSchema,
+  type ConnectFileChange,
+  type ConnectToolId,
+  type ConnectToolStatus,
+} from '../../../contracts/connect.ts';
 import { DEFAULT_HOST } from '../../../contracts/defaults.ts';
 import { ConnectService } from '../../connect/connectService.ts';
 import { openConfigStore } from '../../profiles/configStore.ts';
@@ -13,6 +19,17 @@ interface ConnectOptions {
   import?: boolean;
   model?: string;
   port: number;
+}
+
+/**
+ * `--model` as the window's request is checked (trimmed, one line, not empty): the CLI wrote what it was given, so a
+ * pasted id's trailing space or line break reached the tool's file, and an empty one read as no --model at all.
+ */
+function parsedModel(text: string): string {
+  const result = connectRequestSchema.shape.model.safeParse(text);
+  if (result.success && result.data !== undefined) return result.data;
+  const reason = result.error?.issues[0]?.message ?? 'invalid';
+  throw new InvalidArgumentError(`${reason.charAt(0).toUpperCase()}${reason.slice(1)}.`);
 }
 
 /**
@@ -32,7 +49,7 @@ export function registerConnectCommand(program: Command, deps: CliDeps = default
       "delete the tool's backups (they keep the values Airlock replaced, an old key among them); undo is then not possible",
     )
     .option('--import', "move the gateway key in the tool's file into the keychain as a profile first")
-    .option('--model <id>', 'the model the tool should ask for (left as it is when absent)')
+    .option('--model <id>', 'the model the tool should ask for (left as it is when absent)', parsedModel)
     .addOption(portOption('the port Airlock listens on'))
     .action((tool: ConnectToolId | undefined, options: ConnectOptions, command: Command) =>
       withCliErrors(command, deps, async () => {

@@ -1,7 +1,15 @@
 import type { Command } from 'commander';
 import { normalizeBaseUrl } from '../../../core/baseUrl.ts';
 import { maxRequestBodyMibSchema, profileSchema, type Profile } from '../../../contracts/profile.ts';
-import { addProfile, removeProfile, requireProfile, setActiveProfile, updateProfile } from '../../profiles/configMutations.ts';
+import {
+  addProfile,
+  KEY_AS_ID,
+  looksLikeKey,
+  removeProfile,
+  requireProfile,
+  setActiveProfile,
+  updateProfile,
+} from '../../profiles/configMutations.ts';
 import { describeKeyStatus, keyLastFour } from '../../secrets/keyCache.ts';
 import { gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../../contracts/secretStore.ts';
 import { keyAccountsOf } from '../../../contracts/keyPool.ts';
@@ -31,6 +39,7 @@ function checkedBaseUrl(text: string): string {
 /** An id the profile schema refuses is a typo on the command line, as a token name is for `token create`. */
 function checkedProfileId(id: string): string {
   const result = profileSchema.shape.id.safeParse(id);
+  if (!result.success && looksLikeKey(id)) throw new CommandLineError(`the id given is no profile id: ${KEY_AS_ID}`);
   if (!result.success) throw new CommandLineError(`id "${id}": ${result.error.issues[0]?.message ?? 'invalid'}`);
   return id;
 }

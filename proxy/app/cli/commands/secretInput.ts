@@ -21,7 +21,16 @@ export async function readSecretInput(deps: CliDeps, prompt: string, noun: strin
     chunks.push(buffer);
   }
   // Piped input ends in a line break (echo, a file) as a typed key ends in Enter: not the key's, so not cleaned with a note.
-  return Buffer.concat(chunks)
-    .toString('utf8')
-    .replace(/\r?\n$/, '');
+  return decoded(Buffer.concat(chunks)).replace(/\r?\n$/, '');
+}
+
+/**
+ * UTF-8, or UTF-16 by its byte order mark: Windows PowerShell 5.1's `>` and Out-File write UTF-16LE with one
+ * (about_Character_Encoding), and cmd.exe's `< key.txt` passes those bytes on. Read as UTF-8, every second byte was
+ * a NUL and the key was refused for "a non-ASCII character at character 1". A UTF-8 mark is left for the cleaning.
+ */
+function decoded(bytes: Buffer): string {
+  if (bytes[0] === 0xff && bytes[1] === 0xfe) return bytes.subarray(2).toString('utf16le');
+  if (bytes[0] === 0xfe && bytes[1] === 0xff && bytes.length % 2 === 0) return Buffer.from(bytes.subarray(2)).swap16().toString('utf16le');
+  return bytes.toString('utf8');
 }

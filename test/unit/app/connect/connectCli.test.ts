@@ -108,6 +108,23 @@ describe('airlock connect', () => {
     expect(existsSync(path.join(homeDir, '.codex'))).toBe(false);
   });
 
+  it('takes --model as the window does: trimmed, and refused when empty or more than one line, writing nothing', async () => {
+    // A line break reached aider's file, which Airlock then refused as the user's own invalid YAML.
+    for (const [model, reason] of [
+      ['gw\nmodel', 'A model id is one line without control characters'],
+      ['', 'The model id is empty'],
+      ['  ', 'The model id is empty'],
+    ] as const) {
+      const refused = await connect('aider', '--model', model);
+      expect(refused.exitCode, refused.stderr).toBe(2);
+      expect(refused.stderr).toContain(reason);
+      expect(existsSync(aiderFile())).toBe(false);
+    }
+    const pasted = await connect('aider', '--model', ' gw-model \n');
+    expect(pasted.exitCode, pasted.stderr).toBe(0);
+    expect(readFileSync(aiderFile(), 'utf8')).toContain('model: openai/gw-model\n');
+  });
+
   it('refuses an unknown tool (a mistake in the command line: exit 2) and a nothing-to-undo (exit 1) with one line', async () => {
     const unknown = await connect('vim');
     expect(unknown.exitCode).toBe(2);

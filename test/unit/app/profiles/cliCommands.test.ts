@@ -94,6 +94,22 @@ describe('airlock profile', () => {
     expect(secrets.entries.get('work')).toBe(SENTINEL_KEY);
   });
 
+  it('refuses a key given as the base URL, keeping the profile and writing the key nowhere', async () => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    for (const args of [
+      ['profile', 'set', 'work', '--base-url', SENTINEL_KEY],
+      ['profile', 'add', 'home', '--base-url', `https://${SENTINEL_KEY}`],
+    ]) {
+      const run = await airlock(args);
+      expect(run.exitCode, run.stderr).toBe(2);
+      expect(run.stderr).toContain('--base-url: The base URL looks like a gateway key');
+      expect(findSentinel(run.stdout + run.stderr)).toBeNull();
+    }
+    const file = readFileSync(path.join(dataDir, 'airlock.json'), 'utf8');
+    expect(findSentinel(file.toUpperCase(), SENTINEL_KEY.toUpperCase())).toBeNull();
+    expect((await airlock(['profile', 'list'])).stdout).toContain('* work  Work  https://gw.example/v1');
+  });
+
   it('`profile set` without a setting to change says which it takes (exit 2)', async () => {
     await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
     const run = await airlock(['profile', 'set', 'work']);
@@ -174,6 +190,18 @@ describe('airlock key', () => {
     expect(secrets.entries.has('work')).toBe(false);
   });
 
+  // Windows PowerShell 5.1's `>` writes UTF-16LE with a byte order mark; cmd.exe's `< key.txt` passes the bytes on.
+  it.each([
+    ['UTF-16LE', Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(`${SENTINEL_KEY}\r\n`, 'utf16le')])],
+    ['UTF-16BE', Buffer.concat([Buffer.from([0xfe, 0xff]), Buffer.from(`${SENTINEL_KEY}\r\n`, 'utf16le').swap16()])],
+    ['UTF-8 with a byte order mark', Buffer.from(`\uFEFF${SENTINEL_KEY}\n`)],
+  ])('reads a key file written as %s', async (_encoding, bytes) => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const run = await runAirlock(dataDir, secrets, ['key', 'set', 'work'], Readable.from([bytes]));
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(secrets.entries.get('work')).toBe(SENTINEL_KEY);
+  });
+
   it('refuses a key that cannot be cleaned, without echoing it', async () => {
     await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
     const run = await airlock(['key', 'set', 'work'], 'sk-abc def-ghi');
@@ -188,6 +216,27 @@ describe('airlock key', () => {
     const run = await airlock(['key', 'set', 'work', '--key', 'k9']);
     expect(run.exitCode).toBe(1);
     expect(run.stderr).toBe(`airlock: profile "work" has no key pool: add keys with \`npx airlock key add work --data-dir ${dataDir}\`\n`);
+  });
+
+  // Typed where the id or the command goes (`key set sk-…`, thinking the key goes there): the refusal repeated it.
+  it.each([
+    [['key', 'set', SENTINEL_KEY], 1, /^airlock: no profile with the id given \(profiles: work\): it looks like a gateway key/],
+    [['key', 'delete', SENTINEL_KEY], 1, /^airlock: no profile with the id given/],
+    [['profile', 'use', SENTINEL_KEY], 1, /^airlock: no profile with the id given/],
+    [
+      ['profile', 'add', SENTINEL_KEY, '--base-url', 'https://gw.example/v1'],
+      2,
+      /^airlock: the id given is no profile id: it looks like a gateway key/,
+    ],
+    [[SENTINEL_KEY], 2, /^airlock: unknown command '\[redacted\]'/],
+    [['connect', SENTINEL_KEY], 2, /^airlock: command-argument value '\[redacted\]' is invalid for argument 'tool'/],
+  ])('%j refuses a key typed as an argument without repeating it', async (args, exitCode, message) => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const run = await airlock(args as string[], SENTINEL_KEY);
+    expect(run.exitCode).toBe(exitCode);
+    expect(run.stderr).toMatch(message);
+    expect(findSentinel(run.stdout + run.stderr)).toBeNull();
+    expect(secrets.entries.size).toBe(0);
   });
 
   it('takes no key on the command line', async () => {

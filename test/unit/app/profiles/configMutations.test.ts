@@ -12,6 +12,7 @@ import {
   updateSettings,
 } from '../../../../proxy/app/profiles/configMutations.ts';
 import { tokenRecord } from '../../../../proxy/http/clientTokens.ts';
+import { SENTINEL_KEY } from '../../../support/sentinel.ts';
 
 function twoProfiles(): ConfigFile {
   let config = addProfile(emptyConfig(), { id: 'a', name: 'A', baseUrl: 'https://a.example/v1' });
@@ -50,6 +51,27 @@ describe('profile edits', () => {
   ])('refuses %s with a message', (_label, edit, message) => {
     expect(() => edit(twoProfiles())).toThrowError(ConfigEditError);
     expect(() => edit(twoProfiles())).toThrowError(message);
+  });
+
+  // The key pasted into the name field beside the key field: kept in airlock.json and sent to the window in clear.
+  it.each([
+    ['added', (c: ConfigFile) => addProfile(c, { id: 'x', name: SENTINEL_KEY, baseUrl: 'https://x.example' })],
+    ['renamed', (c: ConfigFile) => updateProfile(c, 'a', { name: ` ${SENTINEL_KEY} ` })],
+    ['named by a hex key', (c: ConfigFile) => updateProfile(c, 'a', { name: '0123456789abcdef0123456789abcdef' })],
+  ])('refuses a profile %s with a key as its name, without repeating it', (_label, edit) => {
+    let refusal: unknown;
+    try {
+      edit(twoProfiles());
+    } catch (error) {
+      refusal = error;
+    }
+    expect(refusal).toBeInstanceOf(ConfigEditError);
+    expect((refusal as Error).message).toMatch(/^the name looks like a gateway key, and was not saved/);
+    expect((refusal as Error).message).not.toContain(SENTINEL_KEY);
+  });
+
+  it.each([['Work (DeepSeek-R1-Distill-Qwen-32B)'], ['团队 A'], ['gw-2026-11-29 sk test']])('takes %j as a name', (name) => {
+    expect(updateProfile(twoProfiles(), 'a', { name }).profiles[0]?.name).toBe(name);
   });
 
   it('removing the active profile leaves no active profile', () => {

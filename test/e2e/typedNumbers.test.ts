@@ -1,0 +1,76 @@
+import type { Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ProfileView } from '../../proxy/contracts/profileViews.ts';
+import { openWindowSession, type WindowSession } from './support/windowSession.ts';
+
+/**
+ * Numbers as users type them into the profile form. A number input drops what it does not take as it is typed or
+ * pasted, so a decimal comma vanished: a daily cap typed 1,5 was saved as 15 (probe F, 2026-11-29).
+ */
+let session: WindowSession;
+let page: Page;
+
+async function savedBudget(): Promise<ProfileView['profile']['budget'] | undefined> {
+  const view = (await (await session.harness.api('/profiles')).json()) as { profiles: ProfileView[] };
+  return view.profiles.find((candidate) => candidate.profile.id === 'main')?.profile.budget;
+}
+
+beforeAll(async () => {
+  session = await openWindowSession();
+  page = session.page;
+});
+
+afterAll(async () => {
+  await session?.close();
+});
+
+describe('a budget typed into the profile form', () => {
+  it('with a decimal comma is refused by name, and no cap is saved', async () => {
+    await page.goto(session.screenUrl('profiles'));
+    await page
+      .getByRole('navigation', { name: 'Profiles' })
+      .getByRole('button', { name: /Main gateway/ })
+      .click();
+    const dailyCap = page.getByLabel('Daily cap');
+    await dailyCap.click();
+    await page.keyboard.type('1,5');
+    expect(await dailyCap.inputValue()).toBe('1,5');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await page.getByText("'1,5' has a comma: write the number with a decimal point").waitFor();
+    expect(await savedBudget()).toEqual({});
+  });
+
+  it('with a decimal point is saved as typed', async () => {
+    await page.getByLabel('Daily cap').fill('1.5');
+    await page.getByRole('button', { name: 'Save profile' }).click();
+    await expect.poll(savedBudget).toEqual({ dailyCredits: 1.5 });
+  });
+});
+
+describe('a price typed into the price table', () => {
+  it('with a decimal comma is refused by name and Save waits, then a decimal point is saved', async () => {
+    const put = await session.harness.api('/profiles/main/prices', {
+      method: 'PUT',
+      body: JSON.stringify({ prices: [{ model: 'gpt-x', inputPer1M: 1 }] }),
+    });
+    expect(put.status).toBe(200);
+    await page.reload();
+    await page
+      .getByRole('navigation', { name: 'Profiles' })
+      .getByRole('button', { name: /Main gateway/ })
+      .click();
+    const cell = page.getByLabel('Input / 1M for gpt-x', { exact: true });
+    await cell.fill('');
+    await cell.click();
+    await page.keyboard.type('0,5');
+    expect(await cell.inputValue()).toBe('0,5');
+    await page.getByRole('alert').getByText("'0,5' has a comma").waitFor();
+    expect(await page.getByRole('button', { name: 'Save prices' }).isDisabled()).toBe(true);
+
+    await cell.fill('0.5');
+    await page.getByRole('button', { name: 'Save prices' }).click();
+    await expect
+      .poll(async () => ((await (await session.harness.api('/profiles/main/prices')).json()) as { prices: unknown[] }).prices)
+      .toEqual([{ model: 'gpt-x', inputPer1M: 0.5 }]);
+  });
+});

@@ -1,5 +1,6 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
+import { shellWord } from '../contracts/cli.ts';
 
 /** Electron derives `app.getPath('userData')` from the product name; the CLI must find the same directory. */
 export const PRODUCT_NAME = 'Airlock';
@@ -87,7 +88,7 @@ export class DataDirOwnedByAnotherError extends Error {
     const what = path.resolve(target) === path.resolve(dataDir) ? `its data directory ${dataDir}` : `${target} in its data directory`;
     super(
       `Airlock cannot open ${what}: it belongs to another user (uid ${ownerUid}), as files made by a run with sudo do. ` +
-        `Give the directory back to your user with \`sudo chown -R "$USER" ${dataDir}\`, or give Airlock another data directory with --data-dir or AIRLOCK_DATA_DIR.`,
+        `Give the directory back to your user with \`sudo chown -R "$USER" ${shellWord(dataDir)}\`, or give Airlock another data directory with --data-dir or AIRLOCK_DATA_DIR.`,
     );
     this.name = 'DataDirOwnedByAnotherError';
   }

@@ -6,6 +6,7 @@ import { CONFIG_FILE_NAME } from '../contracts/config.ts';
 import { DATABASE_FILE_NAME } from '../store/schema.ts';
 import { LOCK_FILE_NAME } from './dataDirLock.ts';
 import { SESSIONS_FILE_NAME } from './control/sessionFile.ts';
+import { shellWord } from '../contracts/cli.ts';
 
 /** Permission bits of the group and of others: none may be set on what Airlock keeps. */
 const SHARED_BITS = 0o077;
@@ -59,6 +60,6 @@ function restrict(target: string): string | null {
     return null;
   } catch (error) {
     const reason = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-    return `${target} can be read by other users of this machine (mode ${currentMode.toString(8)}) and Airlock could not change that (${reason}): run \`chmod go-rwx ${target}\`.`;
+    return `${target} can be read by other users of this machine (mode ${currentMode.toString(8)}) and Airlock could not change that (${reason}): run \`chmod go-rwx ${shellWord(target)}\`.`;
   }
 }

@@ -1,5 +1,5 @@
 import { randomInt } from 'node:crypto';
-import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readlinkSync } from 'node:fs';
+import { closeSync, existsSync, lstatSync, mkdirSync, openSync, readlinkSync, realpathSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 
@@ -307,7 +307,9 @@ function createPrivately(file: string): void {
     }
     // A file, or a link to one, is there: SQLite opens it as it is (makeDataDirPrivate narrows its mode).
     if (!lstatSync(target).isSymbolicLink() || existsSync(target)) return;
-    target = resolve(dirname(target), readlinkSync(target));
+    // From the folder the link is really in, as the kernel reads a relative link's `..`: a data directory that is
+    // itself a link would otherwise have its target made beside the link, and SQLite make the real one 0644.
+    target = resolve(realpathSync(dirname(target)), readlinkSync(target));
   }
   throw new Error(
     `${file} leads through more than ${MAX_LINKS_FOLLOWED} links (or round a loop of them): point it at the request log's file, then start Airlock again.`,

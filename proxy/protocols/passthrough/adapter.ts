@@ -49,14 +49,23 @@ export const passthroughAdapter: ProtocolAdapter = {
 
 /**
  * A legacy completion's (`/v1/completions`) output bound: `max_tokens` for each of `best_of`
- * completions the gateway writes, of which it returns `n` (best_of defaults to n; OpenAI bills every
- * one written: platform.openai.com/docs/api-reference/completions/create). No other request passed
- * through states `max_tokens`, so the members alone tell it apart; null without one.
+ * completions the gateway writes for each prompt, of which it returns `n` (best_of defaults to n;
+ * OpenAI bills every one written: platform.openai.com/docs/api-reference/completions/create). No
+ * other request passed through states `max_tokens`, so the members alone tell it apart; null without one.
  */
 function legacyCompletionOutputLimit(body: Record<string, unknown>): number | null {
   const limit = tokenLimitOf(body['max_tokens']);
   if (limit === null) return null;
-  return limit * Math.max(tokenLimitOf(body['n']) ?? 1, tokenLimitOf(body['best_of']) ?? 1, 1);
+  return limit * promptCount(body['prompt']) * Math.max(tokenLimitOf(body['n']) ?? 1, tokenLimitOf(body['best_of']) ?? 1, 1);
+}
+
+/**
+ * How many prompts a legacy completion sends: its `prompt` may be a batch, an array of strings or
+ * of token arrays, each completed on its own (same reference); one string, or one array of tokens, is one.
+ */
+function promptCount(prompt: unknown): number {
+  if (!Array.isArray(prompt) || prompt.length === 0) return 1;
+  return typeof prompt[0] === 'string' || Array.isArray(prompt[0]) ? prompt.length : 1;
 }
 
 /** The top-level members of an answer passed through that hold what its model wrote: a legacy completion's text. */

@@ -29,6 +29,9 @@ describe('outputTokenLimit: each protocol reads the output limit of its own requ
     ['a legacy completion', passthroughAdapter, { max_tokens: 100 }, 100],
     ['a legacy completion with two choices', passthroughAdapter, { max_tokens: 100, n: 2 }, 200],
     ['a legacy completion that writes best_of 3 to return n 2', passthroughAdapter, { max_tokens: 100, n: 2, best_of: 3 }, 300],
+    ['a legacy completion of a batch of three prompts', passthroughAdapter, { max_tokens: 100, prompt: ['a', 'b', 'c'] }, 300],
+    ['a batch of two token arrays, two choices each', passthroughAdapter, { max_tokens: 100, n: 2, prompt: [[1, 2], [3]] }, 400],
+    ['one prompt as an array of tokens', passthroughAdapter, { max_tokens: 100, prompt: [1, 2, 3] }, 100],
   ])('%s', (_name, adapter, body, limit) => {
     expect(adapter.outputTokenLimit(body)).toBe(limit);
   });

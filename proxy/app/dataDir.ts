@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { lstatSync, readlinkSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { shellWord } from '../contracts/cli.ts';
 
@@ -78,6 +78,22 @@ export class DataDirIsAFileError extends Error {
 }
 
 /**
+ * The data directory, or a folder above it, is a link to nothing (its disk not mounted, its target
+ * moved): mkdir refuses it with a bare ENOENT naming the link's own path. Said with the link, where it
+ * points and the ways out; the link is the user's and is left as it is.
+ */
+export class DataDirLinkToNothingError extends Error {
+  constructor(dataDir: string, link: string, target: string) {
+    const what = path.resolve(link) === path.resolve(dataDir) ? `${dataDir} is a link` : `${link}, a folder above it, is a link`;
+    super(
+      `Airlock cannot use ${dataDir} as its data directory: ${what} to ${target}, which does not exist. ` +
+        'Connect the disk it is on (or make that folder), or remove the link, or give Airlock another data directory with --data-dir or AIRLOCK_DATA_DIR.',
+    );
+    this.name = 'DataDirLinkToNothingError';
+  }
+}
+
+/**
  * The data directory, or a file in it, belongs to another user: a run with sudo leaves its files
  * root's, and the user's own runs are then refused them, in a directory that is theirs and
  * writable. "Make it writable" sent them to a directory that already was; the file and its owner
@@ -105,6 +121,10 @@ export function asDataDirError(dataDir: string, error: unknown): unknown {
   if (code === 'EEXIST' || code === 'ENOTDIR') {
     const file = fileInPlaceOf(dataDir);
     return file === null ? error : new DataDirIsAFileError(dataDir, file);
+  }
+  if (code === 'ENOENT') {
+    const link = linkToNothingInPlaceOf(dataDir);
+    return link === null ? error : new DataDirLinkToNothingError(dataDir, link.path, link.target);
   }
   const reason = code === undefined ? undefined : UNWRITABLE_REASONS[code];
   if (reason === undefined) return error;
@@ -140,4 +160,23 @@ function fileInPlaceOf(dataDir: string): string | null {
     }
     if (path.dirname(at) === at) return null;
   }
+}
+
+/** The nearest of the data directory and the folders above it that is there as a link whose target is not; else null. */
+function linkToNothingInPlaceOf(dataDir: string): { path: string; target: string } | null {
+  for (let at = path.resolve(dataDir); path.dirname(at) !== at; at = path.dirname(at)) {
+    try {
+      if (!lstatSync(at).isSymbolicLink()) return null;
+    } catch {
+      // Not there at all: the folder above tells.
+      continue;
+    }
+    try {
+      statSync(at);
+      return null;
+    } catch {
+      return { path: at, target: readlinkSync(at) };
+    }
+  }
+  return null;
 }

@@ -78,6 +78,13 @@ export function setActiveProfile(config: ConfigFile, id: string | null): ConfigF
 }
 
 export function addClientToken(config: ConfigFile, record: ClientTokenRecord): ConfigFile {
+  // A key or token typed where the name goes (`token create sk-…`): a name is kept in airlock.json and the keychain's
+  // account name, listed, shown in the window and written as the client of every request it makes.
+  if (looksLikeKey(record.name)) {
+    throw new ConfigEditError(
+      `the token name given looks like a key or token, and was not saved: name the token after its tool (such as "claude-code")`,
+    );
+  }
   if (config.clientTokens.some((token) => token.name === record.name)) {
     throw new ConfigEditError(`a client token named "${record.name}" already exists: revoke it first or pick another name`);
   }
@@ -87,6 +94,13 @@ export function addClientToken(config: ConfigFile, record: ClientTokenRecord): C
 
 export function removeClientToken(config: ConfigFile, name: string): ConfigFile {
   if (!config.clientTokens.some((token) => token.name === name)) {
+    // The token itself pasted as the name to revoke (`token revoke alk_…`) was repeated, on a terminal or a CI log.
+    if (looksLikeKey(name)) {
+      throw new ConfigEditError(
+        (command) =>
+          `no client token with the name given: it looks like a key or token, so it is not repeated here. A token is revoked by its name (see \`${command('token list')}\`)`,
+      );
+    }
     throw new ConfigEditError((command) => `no client token named "${name}" (see \`${command('token list')}\`)`);
   }
   return { ...config, clientTokens: config.clientTokens.filter((token) => token.name !== name) };

@@ -30,6 +30,13 @@ export interface AddProfileOptions {
 }
 
 export function addProfile(config: ConfigFile, input: ProfileInput, options: AddProfileOptions = {}): ConfigFile {
+  // A key of lowercase letters and digits (sk- and 32 hex digits, as DeepSeek's: github.com/panzhenhai520/webmedic/issues/3) is a valid id: kept, it named the profile in
+  // airlock.json, the keychain account, every listing, the window and each logged request. Existing ones still resolve.
+  if (looksLikeKey(input.id)) {
+    throw new ConfigEditError(
+      'the id looks like a gateway key, and was not saved: give the profile a plain id (such as "work"); the key goes in the key field',
+    );
+  }
   if (config.profiles.some((profile) => profile.id === input.id)) {
     throw new ConfigEditError(
       `a profile with id "${input.id}" already exists: pick another id, or change that profile (its settings, its key) instead`,

@@ -228,6 +228,12 @@ describe('airlock key', () => {
       2,
       /^airlock: the id given is no profile id: it looks like a gateway key/,
     ],
+    // Lowercase, as DeepSeek's sk- and 32 hex digits are, a key is a valid id: it was added as the profile's id.
+    [
+      ['profile', 'add', SENTINEL_KEY.toLowerCase(), '--name', 'Work 2', '--base-url', 'https://gw.example/v1'],
+      2,
+      /^airlock: the id given is no profile id: it looks like a gateway key/,
+    ],
     [[SENTINEL_KEY], 2, /^airlock: unknown command '\[redacted\]'/],
     [['connect', SENTINEL_KEY], 2, /^airlock: command-argument value '\[redacted\]' is invalid for argument 'tool'/],
   ])('%j refuses a key typed as an argument without repeating it', async (args, exitCode, message) => {
@@ -235,7 +241,8 @@ describe('airlock key', () => {
     const run = await airlock(args as string[], SENTINEL_KEY);
     expect(run.exitCode).toBe(exitCode);
     expect(run.stderr).toMatch(message);
-    expect(findSentinel(run.stdout + run.stderr)).toBeNull();
+    expect(findSentinel((run.stdout + run.stderr).toLowerCase(), SENTINEL_KEY.toLowerCase())).toBeNull();
+    expect(findSentinel(readFileSync(path.join(dataDir, 'airlock.json'), 'utf8').toLowerCase(), SENTINEL_KEY.toLowerCase())).toBeNull();
     expect(secrets.entries.size).toBe(0);
   });
 

@@ -109,9 +109,18 @@ function splitPath(pathname: string): { prefix: string; ignoredPath: string } {
   };
 }
 
-/** The host and port as typed, between the scheme (or the start) and the path, query or fragment. */
+/**
+ * The host and port as typed, between the scheme (or the start) and the path, query or fragment. Slashes and backslashes
+ * before it are skipped, as the URL parser skips them (WHATWG URL, special authority ignore slashes state): counted as an
+ * empty host, `https:\\sk-…` and `//sk-…/v1` passed the check and the key was saved as the host.
+ */
 function typedHost(address: string): string {
-  return address.replace(HAS_SCHEME, '').split(/[/?#\\]/, 1)[0] ?? '';
+  return (
+    address
+      .replace(HAS_SCHEME, '')
+      .replace(/^[/\\]+/, '')
+      .split(/[/?#\\]/, 1)[0] ?? ''
+  );
 }
 
 function joinSegments(segments: string[]): string {

@@ -74,3 +74,41 @@ describe('a price typed into the price table', () => {
       .toEqual([{ model: 'gpt-x', inputPer1M: 0.5 }]);
   });
 });
+
+describe('a refused price that leaves the table', () => {
+  async function openPrices(prices: { model: string; inputPer1M: number }[]): Promise<void> {
+    const put = await session.harness.api('/profiles/main/prices', { method: 'PUT', body: JSON.stringify({ prices }) });
+    expect(put.status).toBe(200);
+    await page.reload();
+    await page
+      .getByRole('navigation', { name: 'Profiles' })
+      .getByRole('button', { name: /Main gateway/ })
+      .click();
+  }
+
+  it('with its row removed no longer holds Save back nor shows its refusal', async () => {
+    await openPrices([
+      { model: 'gpt-x', inputPer1M: 1 },
+      { model: 'gpt-y', inputPer1M: 2 },
+    ]);
+    await page.getByLabel('Input / 1M for gpt-y', { exact: true }).fill('0,5');
+    await page.getByRole('alert').getByText("'0,5' has a comma").waitFor();
+    await page.getByRole('row', { name: /gpt-y/ }).getByRole('button', { name: 'Remove' }).click();
+    await page.getByRole('alert').getByText("'0,5' has a comma").waitFor({ state: 'detached' });
+    expect(await page.getByRole('button', { name: 'Save prices' }).isDisabled()).toBe(false);
+  });
+
+  it('replaced by an import no longer holds Save back nor shows its refusal', async () => {
+    await openPrices([{ model: 'gpt-x', inputPer1M: 1 }]);
+    await page.getByLabel('Input / 1M for gpt-x', { exact: true }).fill('0,5');
+    await page.getByRole('alert').getByText("'0,5' has a comma").waitFor();
+    await page.getByText('Import / export').click();
+    await page.getByLabel('Price file contents').fill('model,inputPer1M\ngpt-x,3\ngpt-z,4\n');
+    await page.getByRole('button', { name: 'Import (replaces the table)' }).click();
+    await page.getByText('Imported: this replaced the table.').waitFor();
+    expect(await page.getByLabel('Input / 1M for gpt-x', { exact: true }).inputValue()).toBe('3');
+    await page.getByLabel('Input / 1M for gpt-z', { exact: true }).fill('5');
+    await page.getByRole('alert').getByText("'0,5' has a comma").waitFor({ state: 'detached' });
+    expect(await page.getByRole('button', { name: 'Save prices' }).isDisabled()).toBe(false);
+  });
+});

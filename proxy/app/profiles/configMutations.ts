@@ -30,6 +30,13 @@ export interface AddProfileOptions {
 }
 
 export function addProfile(config: ConfigFile, input: ProfileInput, options: AddProfileOptions = {}): ConfigFile {
+  // A key of lowercase letters and digits (sk- and 32 hex digits, as DeepSeek's: github.com/panzhenhai520/webmedic/issues/3) is a valid id: kept, it named the profile in
+  // airlock.json, the keychain account, every listing, the window and each logged request. Existing ones still resolve.
+  if (looksLikeKey(input.id)) {
+    throw new ConfigEditError(
+      'the id looks like a gateway key, and was not saved: give the profile a plain id (such as "work"); the key goes in the key field',
+    );
+  }
   if (config.profiles.some((profile) => profile.id === input.id)) {
     throw new ConfigEditError(
       `a profile with id "${input.id}" already exists: pick another id, or change that profile (its settings, its key) instead`,
@@ -78,6 +85,13 @@ export function setActiveProfile(config: ConfigFile, id: string | null): ConfigF
 }
 
 export function addClientToken(config: ConfigFile, record: ClientTokenRecord): ConfigFile {
+  // A key or token typed where the name goes (`token create sk-…`): a name is kept in airlock.json and the keychain's
+  // account name, listed, shown in the window and written as the client of every request it makes.
+  if (looksLikeKey(record.name)) {
+    throw new ConfigEditError(
+      `the token name given looks like a key or token, and was not saved: name the token after its tool (such as "claude-code")`,
+    );
+  }
   if (config.clientTokens.some((token) => token.name === record.name)) {
     throw new ConfigEditError(`a client token named "${record.name}" already exists: revoke it first or pick another name`);
   }
@@ -87,6 +101,13 @@ export function addClientToken(config: ConfigFile, record: ClientTokenRecord): C
 
 export function removeClientToken(config: ConfigFile, name: string): ConfigFile {
   if (!config.clientTokens.some((token) => token.name === name)) {
+    // The token itself pasted as the name to revoke (`token revoke alk_…`) was repeated, on a terminal or a CI log.
+    if (looksLikeKey(name)) {
+      throw new ConfigEditError(
+        (command) =>
+          `no client token with the name given: it looks like a key or token, so it is not repeated here. A token is revoked by its name (see \`${command('token list')}\`)`,
+      );
+    }
     throw new ConfigEditError((command) => `no client token named "${name}" (see \`${command('token list')}\`)`);
   }
   return { ...config, clientTokens: config.clientTokens.filter((token) => token.name !== name) };

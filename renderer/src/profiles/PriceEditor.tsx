@@ -21,6 +21,9 @@ export function PriceEditor({ profileId }: { profileId: string }) {
   const [exchange, setExchange] = useState('');
   // A cell or the multiplier holding text that is no number: the draft still has its last number, so Save waits.
   const [unreadable, setUnreadable] = useState({ cells: false, multiplier: false });
+  // Counts tables read from the proxy (a save, an import): the cells are drawn afresh from each, so a refused text an
+  // import replaced no longer holds Save back (its refusal stayed, with no cell left holding the text).
+  const [tableGeneration, setTableGeneration] = useState(0);
 
   if (loaded.kind === 'loading') return <Loading what="prices" />;
   if (loaded.kind === 'error') return <ErrorState error={loaded.error} onRetry={loaded.reload} />;
@@ -34,6 +37,8 @@ export function PriceEditor({ profileId }: { profileId: string }) {
       else {
         setSavedTable(result);
         setDraft(null);
+        setTableGeneration((count) => count + 1);
+        setUnreadable({ cells: false, multiplier: false });
       }
       setMessage({ kind: 'ok', text: done });
     } catch (caught) {
@@ -45,6 +50,7 @@ export function PriceEditor({ profileId }: { profileId: string }) {
     <fieldset className="prices">
       <legend>Prices (credits per 1M tokens, per call or per audio minute)</legend>
       <PriceRows
+        key={tableGeneration}
         prices={table.prices}
         onChange={(prices: ModelPrice[]) => setDraft({ ...draft, prices })}
         onProblems={(held) => setUnreadable({ ...unreadable, cells: held })}
@@ -52,6 +58,7 @@ export function PriceEditor({ profileId }: { profileId: string }) {
       <label htmlFor={multiplierId}>
         Multiplier for the whole profile
         <DecimalInput
+          key={tableGeneration}
           id={multiplierId}
           value={table.priceMultiplier}
           onText={(text) => {

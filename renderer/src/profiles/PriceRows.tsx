@@ -87,6 +87,16 @@ export function PriceRows({
     if (!('problem' in price)) onChange(prices.map((row, at) => (at === index ? price : row)));
   };
   const problem = Object.values(problems)[0] ?? null;
+  // Rows are keyed by position, so after a removal each row below shows in cells that held another row's text, and a
+  // refusal kept by position named a cell gone or moved: Save stayed disabled with no cell to correct. The rows are
+  // drawn afresh from the table's numbers instead, and no refusal is kept.
+  const [generation, setGeneration] = useState(0);
+  const remove = (index: number) => {
+    setProblems({});
+    onProblems?.(false);
+    setGeneration((count) => count + 1);
+    onChange(prices.filter((_, at) => at !== index));
+  };
   return (
     <>
       {problem !== null && (
@@ -111,7 +121,7 @@ export function PriceRows({
         <tbody>
           {prices.map((price, index) => (
             // biome-ignore lint/suspicious/noArrayIndexKey: rows have no id of their own (the model id is edited in place), and every input is controlled, so a position is the row's identity
-            <tr key={index}>
+            <tr key={`${generation}.${index}`}>
               <td>
                 <input
                   aria-label="Model id"
@@ -129,7 +139,7 @@ export function PriceRows({
                 </td>
               ))}
               <td>
-                <button type="button" onClick={() => onChange(prices.filter((_, at) => at !== index))}>
+                <button type="button" onClick={() => remove(index)}>
                   Remove
                 </button>
               </td>

@@ -110,13 +110,17 @@ describe('normalizeBaseUrl', () => {
     [`${SENTINEL_KEY}/v1`],
     ['AIzaSyD3x9Kq7Lm2Np8Rt5Vw1Yz4Bc6Df0Gh2Jk'],
     ['0123456789abcdef0123456789abcdef'],
+    // Slashes the URL parser skips before a host: a backslash typed for a slash, a protocol-relative address.
+    [`https:\\\\${SENTINEL_KEY}`],
+    [`https:/\\${SENTINEL_KEY}/v1`],
+    [`//${SENTINEL_KEY}/v1`],
   ])('a key pasted as the address (%s) is refused without echoing it', (input) => {
     const result = normalizeBaseUrl(input);
     expect(result.ok).toBe(false);
     expect(!result.ok && result.reason).toMatch(/looks like a gateway key.*key field/);
     expect(JSON.stringify(result).toLowerCase()).not.toContain(
       input
-        .replace(/^https:\/\/|"|\/v1$/g, '')
+        .replace(/^(https:)?[/\\]+|"|\/v1$/g, '')
         .toLowerCase()
         .slice(0, 16),
     );

@@ -38,8 +38,9 @@ function checkedBaseUrl(text: string): string {
 
 /** An id the profile schema refuses is a typo on the command line, as a token name is for `token create`. */
 function checkedProfileId(id: string): string {
+  // Before the schema: a key of lowercase letters and digits passes it (sk- and 32 hex digits, as DeepSeek's: github.com/panzhenhai520/webmedic/issues/3).
+  if (looksLikeKey(id)) throw new CommandLineError(`the id given is no profile id: ${KEY_AS_ID}`);
   const result = profileSchema.shape.id.safeParse(id);
-  if (!result.success && looksLikeKey(id)) throw new CommandLineError(`the id given is no profile id: ${KEY_AS_ID}`);
   if (!result.success) throw new CommandLineError(`id "${id}": ${result.error.issues[0]?.message ?? 'invalid'}`);
   return id;
 }

@@ -228,6 +228,12 @@ describe('airlock key', () => {
       2,
       /^airlock: the id given is no profile id: it looks like a gateway key/,
     ],
+    // Lowercase, as DeepSeek's sk- and 32 hex digits are, a key is a valid id: it was added as the profile's id.
+    [
+      ['profile', 'add', SENTINEL_KEY.toLowerCase(), '--name', 'Work 2', '--base-url', 'https://gw.example/v1'],
+      2,
+      /^airlock: the id given is no profile id: it looks like a gateway key/,
+    ],
     [[SENTINEL_KEY], 2, /^airlock: unknown command '\[redacted\]'/],
     [['connect', SENTINEL_KEY], 2, /^airlock: command-argument value '\[redacted\]' is invalid for argument 'tool'/],
   ])('%j refuses a key typed as an argument without repeating it', async (args, exitCode, message) => {
@@ -235,7 +241,8 @@ describe('airlock key', () => {
     const run = await airlock(args as string[], SENTINEL_KEY);
     expect(run.exitCode).toBe(exitCode);
     expect(run.stderr).toMatch(message);
-    expect(findSentinel(run.stdout + run.stderr)).toBeNull();
+    expect(findSentinel((run.stdout + run.stderr).toLowerCase(), SENTINEL_KEY.toLowerCase())).toBeNull();
+    expect(findSentinel(readFileSync(path.join(dataDir, 'airlock.json'), 'utf8').toLowerCase(), SENTINEL_KEY.toLowerCase())).toBeNull();
     expect(secrets.entries.size).toBe(0);
   });
 
@@ -267,6 +274,29 @@ describe('airlock token', () => {
     expect((await airlock(['token', 'revoke', 'claude'])).exitCode).toBe(0);
     expect(secrets.entries.has('client-token:claude')).toBe(false);
     expect((await airlock(['token', 'list'])).stdout).toContain('No client tokens');
+  });
+
+  // A key or the token itself typed where the token's name goes: kept as the name, it was listed, shown in the window and
+  // written as the client of every request; refused, it was repeated on the terminal.
+  it.each([
+    [['token', 'create', SENTINEL_KEY], /^airlock: the token name given looks like a key or token, and was not saved/],
+    [['token', 'revoke', SENTINEL_KEY], /^airlock: no client token with the name given: it looks like a key or token/],
+  ])('%j refuses a key as the token name without repeating it', async (args, message) => {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    const run = await airlock(args);
+    expect(run.exitCode).not.toBe(0);
+    expect(run.stderr).toMatch(message);
+    expect(findSentinel(run.stdout + run.stderr)).toBeNull();
+    expect(findSentinel(readFileSync(path.join(dataDir, 'airlock.json'), 'utf8'))).toBeNull();
+    expect([...secrets.entries.keys()].join('\n')).not.toContain(SENTINEL_KEY);
+  });
+
+  it('revoke does not repeat a client token pasted in place of its name', async () => {
+    const token = (await airlock(['token', 'create', 'claude'])).stdout.trim();
+    const run = await airlock(['token', 'revoke', token]);
+    expect(run.exitCode).toBe(1);
+    expect(run.stderr).not.toContain(token);
+    expect((await airlock(['token', 'list'])).stdout).toContain('claude');
   });
 
   it('without a keychain, still creates the token and says only what it costs: it cannot be shown again', async () => {

@@ -70,6 +70,23 @@ describe('profile edits', () => {
     expect((refusal as Error).message).not.toContain(SENTINEL_KEY);
   });
 
+  // A key of lowercase letters and digits is a valid id (DeepSeek's: sk- and 32 hex digits): it named the profile everywhere.
+  it('refuses a key as a new profile id, without repeating it, and still finds a profile that has one', () => {
+    const id = 'sk-9f8e7d6c5b4a39281706f5e4d3c2b1a0';
+    expect(() => addProfile(twoProfiles(), { id, name: 'DeepSeek', baseUrl: 'https://x.example' })).toThrowError(
+      /^the id looks like a gateway key, and was not saved: give the profile a plain id/,
+    );
+    let refusal = '';
+    try {
+      addProfile(twoProfiles(), { id, name: 'DeepSeek', baseUrl: 'https://x.example' });
+    } catch (error) {
+      refusal = (error as Error).message;
+    }
+    expect(refusal).not.toContain(id.slice(3, 19));
+    const existing = { ...twoProfiles(), profiles: [...twoProfiles().profiles, { ...twoProfiles().profiles[0]!, id }] };
+    expect(updateProfile(existing, id, { name: 'Renamed' }).profiles[2]?.name).toBe('Renamed');
+  });
+
   it.each([['Work (DeepSeek-R1-Distill-Qwen-32B)'], ['团队 A'], ['gw-2026-11-29 sk test']])('takes %j as a name', (name) => {
     expect(updateProfile(twoProfiles(), 'a', { name }).profiles[0]?.name).toBe(name);
   });

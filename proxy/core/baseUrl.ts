@@ -52,9 +52,8 @@ export function normalizeBaseUrl(input: string): BaseUrlResult {
   }
   if (url.hostname === '') return { ok: false, reason: 'The base URL has no host name.' };
   // The key pasted into the address field (or after a prefilled https://) parses as a host name: saved, it sat in
-  // airlock.json and the window, and every request sent it to the DNS resolver in clear. Judged by the secret shapes
-  // the log masks, on the host as typed (the parser lowercases it, and a random run mixes cases). Never echoed.
-  if (redactSecrets(typedHost(repaired)) !== typedHost(repaired)) {
+  // airlock.json and the window, and every request sent it to the DNS resolver in clear. Never echoed.
+  if (looksLikeKeyHost(typedHost(repaired))) {
     return {
       ok: false,
       reason:
@@ -108,6 +107,27 @@ function splitPath(pathname: string): { prefix: string; ignoredPath: string } {
     ignoredPath: unknown ? joinSegments(afterVersion) : '',
   };
 }
+
+/**
+ * Whether a host as typed is a key rather than a name: it has the secret shapes the log masks, and is one label (a
+ * key holds no dot), or a label no DNS name has (over 63 characters, as a JWT's payload), or a label of mixed case
+ * with the shape (a random run: names are typed in one case, and the parser lowercases them). Real gateway names
+ * with the shape in a lower-case label stay addresses: `sk-openai-gateway.azurewebsites.net`, or a 32-hex label a
+ * cloud generates (review R2 found both refused).
+ */
+function looksLikeKeyHost(host: string): boolean {
+  if (redactSecrets(host) === host) return false;
+  const labels = host.split('.');
+  return (
+    labels.length === 1 ||
+    labels.some(
+      (label) => label.length > MAX_DNS_LABEL_LENGTH || (/[a-z]/.test(label) && /[A-Z]/.test(label) && redactSecrets(label) !== label),
+    )
+  );
+}
+
+/** RFC 1035 section 2.3.4. */
+const MAX_DNS_LABEL_LENGTH = 63;
 
 /**
  * The host and port as typed, between the scheme (or the start) and the path, query or fragment. Slashes and backslashes

@@ -110,6 +110,8 @@ describe('normalizeBaseUrl', () => {
     [`${SENTINEL_KEY}/v1`],
     ['AIzaSyD3x9Kq7Lm2Np8Rt5Vw1Yz4Bc6Df0Gh2Jk'],
     ['0123456789abcdef0123456789abcdef'],
+    // A JWT: dotted, but its labels are mixed-case random runs, and a payload passes DNS's 63.
+    ['eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.eyJzdWIiOiJhaXJsb2NrIn0.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c'],
     // Slashes the URL parser skips before a host: a backslash typed for a slash, a protocol-relative address.
     [`https:\\\\${SENTINEL_KEY}`],
     [`https:/\\${SENTINEL_KEY}/v1`],
@@ -130,6 +132,9 @@ describe('normalizeBaseUrl', () => {
     ['https://my-gateway-01.corp.example/v1'],
     ['http://llm-proxy:4000/v1'],
     ['https://a1b2c3d4e5f6a7b8.lambda-url.us-east-1.on.aws'],
+    // The key shapes in a lower-case label of a dotted name: a real gateway's name, not a key.
+    ['https://sk-openai-gateway.azurewebsites.net/v1'],
+    ['https://0123456789abcdef0123456789abcdef.gateway.example/v1'],
   ])('a host name with digits (%s) is still an address', (input) => {
     expect(normalizeBaseUrl(input).ok).toBe(true);
   });

@@ -32,7 +32,7 @@ export interface AddProfileOptions {
 export function addProfile(config: ConfigFile, input: ProfileInput, options: AddProfileOptions = {}): ConfigFile {
   // A key of lowercase letters and digits (sk- and 32 hex digits, as DeepSeek's: github.com/panzhenhai520/webmedic/issues/3) is a valid id: kept, it named the profile in
   // airlock.json, the keychain account, every listing, the window and each logged request. Existing ones still resolve.
-  if (looksLikeKey(input.id)) {
+  if (holdsKey(input.id)) {
     throw new ConfigEditError(
       'the id looks like a gateway key, and was not saved: give the profile a plain id (such as "work"); the key goes in the key field',
     );
@@ -87,7 +87,7 @@ export function setActiveProfile(config: ConfigFile, id: string | null): ConfigF
 export function addClientToken(config: ConfigFile, record: ClientTokenRecord): ConfigFile {
   // A key or token typed where the name goes (`token create sk-…`): a name is kept in airlock.json and the keychain's
   // account name, listed, shown in the window and written as the client of every request it makes.
-  if (looksLikeKey(record.name)) {
+  if (holdsKey(record.name)) {
     throw new ConfigEditError(
       `the token name given looks like a key or token, and was not saved: name the token after its tool (such as "claude-code")`,
     );
@@ -146,11 +146,23 @@ export function looksLikeKey(text: string): boolean {
 }
 
 /**
+ * Whether a name or id given to be kept holds a key: a word with the secret shapes that is also key-long (24 characters
+ * or more) and has a digit, as every provider's generated key has. Narrower than looksLikeKey, which only decides what
+ * a refusal may repeat: a name such as "sk-telecom-production" or "Bearer production" has the shapes and is a name.
+ */
+export function holdsKey(text: string): boolean {
+  return text.split(/\s+/).some((word) => word.length >= MIN_KEY_WORD_LENGTH && /\d/.test(word) && looksLikeKey(word));
+}
+
+/** Shorter than any provider key seen (DeepSeek's sk- and 32 hex digits is 35; OpenAI's and Anthropic's are longer). */
+const MIN_KEY_WORD_LENGTH = 24;
+
+/**
  * The key pasted into the name field beside the key field: the name is kept in airlock.json, listed by the CLI and
  * sent to the window in clear, as a pool key's label would be (keyPoolEdits.ts refuses those).
  */
 function refuseKeyAsName(name: string): void {
-  if (looksLikeKey(name)) {
+  if (holdsKey(name)) {
     throw new ConfigEditError(
       'the name looks like a gateway key, and was not saved: give the profile a plain name (such as "work"); the key goes in the key field',
     );

@@ -4,7 +4,7 @@ import { maxRequestBodyMibSchema, profileSchema, type Profile } from '../../../c
 import {
   addProfile,
   KEY_AS_ID,
-  looksLikeKey,
+  holdsKey,
   removeProfile,
   requireProfile,
   setActiveProfile,
@@ -39,7 +39,7 @@ function checkedBaseUrl(text: string): string {
 /** An id the profile schema refuses is a typo on the command line, as a token name is for `token create`. */
 function checkedProfileId(id: string): string {
   // Before the schema: a key of lowercase letters and digits passes it (sk- and 32 hex digits, as DeepSeek's: github.com/panzhenhai520/webmedic/issues/3).
-  if (looksLikeKey(id)) throw new CommandLineError(`the id given is no profile id: ${KEY_AS_ID}`);
+  if (holdsKey(id)) throw new CommandLineError(`the id given is no profile id: ${KEY_AS_ID}`);
   const result = profileSchema.shape.id.safeParse(id);
   if (!result.success) throw new CommandLineError(`id "${id}": ${result.error.issues[0]?.message ?? 'invalid'}`);
   return id;

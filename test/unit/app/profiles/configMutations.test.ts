@@ -87,8 +87,20 @@ describe('profile edits', () => {
     expect(updateProfile(existing, id, { name: 'Renamed' }).profiles[2]?.name).toBe('Renamed');
   });
 
-  it.each([['Work (DeepSeek-R1-Distill-Qwen-32B)'], ['团队 A'], ['gw-2026-11-29 sk test']])('takes %j as a name', (name) => {
+  // Names with a key's shape but not a key's length or digits (a company named SK, the word Bearer) are names (review R2).
+  it.each([
+    ['Work (DeepSeek-R1-Distill-Qwen-32B)'],
+    ['团队 A'],
+    ['gw-2026-11-29 sk test'],
+    ['sk-telecom-production'],
+    ['Bearer production'],
+  ])('takes %j as a name', (name) => {
     expect(updateProfile(twoProfiles(), 'a', { name }).profiles[0]?.name).toBe(name);
+    expect(addProfile(twoProfiles(), { id: 'x', name, baseUrl: 'https://x.example' }).profiles[2]?.name).toBe(name);
+  });
+
+  it.each([['sk-telecom-production'], ['sk-telecom-gateway-eu']])('takes %j as a new profile id', (id) => {
+    expect(addProfile(twoProfiles(), { id, name: 'SK', baseUrl: 'https://x.example' }).profiles[2]?.id).toBe(id);
   });
 
   it('removing the active profile leaves no active profile', () => {
@@ -124,6 +136,11 @@ describe('token and settings edits', () => {
     expect(() => addClientToken(twoProfiles(), { ...record, profileId: 'zzz' })).toThrowError('no profile');
     expect(removeClientToken(config, 'cursor').clientTokens).toEqual([]);
     expect(() => removeClientToken(config, 'nope')).toThrowError('no client token named "nope"');
+  });
+
+  it('takes a token name with a key shape but not a key (a company named SK)', () => {
+    const record = tokenRecord('sk-telecom-cline', 'alk_abcdefgh', null, 5);
+    expect(addClientToken(twoProfiles(), record).clientTokens).toEqual([record]);
   });
 
   it('changes only the named settings and bumps the keys revision', () => {

@@ -154,9 +154,11 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
             input.apiKey,
           ));
     if (refusal !== null) {
-      if (held !== null) reservations.reserve(input.requestId, held.scopes, held.credits);
+      if (held !== null) reservations.reserve(input.requestId, held.scopes, held.credits, held.resent);
       return refusal;
     }
+    // Runs the gateway may bill on the step left were that profile's: they stay on its caps until the request ends.
+    if (held?.resent) reservations.keepLeftRuns(input.requestId, held.scopes, held.resent.runsCredits);
     hold(input, scopes, upfront, capped);
     return null;
   }
@@ -180,7 +182,13 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     });
     // The runs before may be billed whatever is decided here: the hold counts them from now on.
     const grown = (heldCredits(upfront) ?? 0) + runCredits * runsBefore;
-    reservations.reserve(input.requestId, held?.scopes ?? scopes, Math.max(grown, held?.credits ?? 0));
+    // Admitted, the new run counts among the step's runs too (a fallback after it leaves them all held).
+    const runsCredits = runCredits * (refusal === null ? runsBefore + 1 : runsBefore);
+    const resent = {
+      floorCredits: Math.max(grown, held?.resent?.floorCredits ?? 0),
+      runsCredits: Math.max(runsCredits, held?.resent?.runsCredits ?? 0),
+    };
+    reservations.reserve(input.requestId, held?.scopes ?? scopes, Math.max(grown, held?.credits ?? 0), resent);
     return refusal;
   }
 

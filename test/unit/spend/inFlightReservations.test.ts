@@ -31,7 +31,7 @@ describe('a request admitted while no cap applied', () => {
     const reservations = new InFlightReservations();
     reservations.reserveLater('a', [WORK], () => 0.4);
     reservations.reserveLater('unbounded', [WORK], () => null);
-    expect(reservations.take('a')).toEqual({ scopes: [WORK], credits: 0.4 });
+    expect(reservations.take('a')).toEqual({ scopes: [WORK], credits: 0.4, resent: null });
     expect(reservations.reservedCredits(WORK)).toBe(0);
     expect(reservations.requestCount).toBe(0);
   });

@@ -14,7 +14,7 @@ import { decideRetry, retryAdviceOf, type AttemptOutcome } from './retryPolicy.t
 import type { RequestTrace } from './trace.ts';
 import { answerText, readBody, type UpstreamBody } from './upstreamBody.ts';
 import { idempotencyKeyOf } from '../spend/idempotencyRequest.ts';
-import { BUDGET_HEADER } from '../spend/budgetDecision.ts';
+import { BUDGET_HEADER, REFUSED_LOCALLY } from '../spend/budgetDecision.ts';
 import { clientRetriesItself } from './clientRetries.ts';
 import { dispatchUpstream, type UpstreamResponse } from './upstreamClient.ts';
 import { mayHaveExecuted, type UpstreamAttempt } from './upstreamExecution.ts';
@@ -244,11 +244,7 @@ async function retried(input: AttemptsInput, outcome: AttemptOutcome): Promise<b
   const runsBefore = trace.attempts.unstated.filter((run) => run.plan === plan).length;
   const refusal = runsBefore > 0 && input.resendAdmitted ? await input.resendAdmitted(runsBefore) : null;
   if (refusal !== null) {
-    const cap = refusal.headers?.[BUDGET_HEADER] ?? 'a';
-    trace.notedLater(
-      `Not resent: another run would cross the ${cap} budget cap, and the gateway may bill each run it had at its input. ` +
-        'Raise the cap, or send the request again yourself.',
-    );
+    trace.notedLater(resendRefusedNote(refusal));
     return false;
   }
   try {
@@ -278,4 +274,18 @@ async function readCappedMasked(body: UpstreamBody, limitBytes: number, keyMaske
   await readBody(body, { keepBytes: 0, maxBytes: ERROR_BODY_READ_MAX_BYTES, onChunk: keep }).catch(() => undefined);
   const masked = keyMasker.maskText(answerText(Buffer.concat(kept).subarray(0, readBytesWanted)));
   return Buffer.byteLength(masked) <= limitBytes ? masked : Buffer.from(masked).subarray(0, limitBytes).toString('utf8');
+}
+
+/** Why a resend was not sent: a cap it would cross, or one that cannot be checked (raising it would change nothing). */
+function resendRefusedNote(refusal: LocalRefusal): string {
+  const cap = refusal.headers?.[BUDGET_HEADER] ?? 'a';
+  if (refusal.errorClass === 'budget_exceeded') {
+    return (
+      `Not resent: another run would cross the ${cap} budget cap, and the gateway may bill each run it had at its input. ` +
+      'Raise the cap, or send the request again yourself.'
+    );
+  }
+  // A cap that cannot be checked (the log lost spend): its refusal says which and why, and raising it would change nothing.
+  const why = refusal.message.startsWith(REFUSED_LOCALLY) ? refusal.message.slice(REFUSED_LOCALLY.length) : refusal.message;
+  return `Not resent: ${why} The gateway may bill each run it had at its input; send the request again yourself once the cap can be checked.`;
 }

@@ -2,7 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { UpstreamErrorClass } from '../contracts/errors.ts';
 import type { Profile } from '../contracts/profile.ts';
-import { isLocalRefusal, type KeyLease, type LocalRefusal } from '../contracts/ports.ts';
+import { isLocalRefusal, type KeyLease, type LocalRefusal, type SpendGate } from '../contracts/ports.ts';
+import { resendAdmitted, type Requester } from './gate.ts';
 import { rateLimitCooldownMs } from './keyCooldown.ts';
 import { classifyNetworkFailure, classifyUpstreamResponse, networkFailureCode } from '../core/errorClass.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
@@ -61,8 +62,9 @@ export interface AttemptsInput {
   clientHeaders: IncomingHttpHeaders;
   /** A pooled profile's lease: a 429 or a rejected key moves the request on to the pool's next key. */
   keyLease?: KeyLease;
-  /** Whether the caps admit another run after `runsBefore` runs the gateway may bill unstated; absent: no cap to ask. */
-  resendAdmitted?: (runsBefore: number) => Promise<LocalRefusal | null>;
+  /** Asked whether the caps admit another run after runs the gateway may bill unstated (gate.ts resendAdmitted); absent: no cap to ask. */
+  spendGate?: SpendGate | undefined;
+  requester?: Requester | undefined;
 }
 
 /** Sends the request until an answer counts, retrying per docs/gateway-spec.md §7 and retryPolicy.ts. */
@@ -242,7 +244,7 @@ async function retried(input: AttemptsInput, outcome: AttemptOutcome): Promise<b
   }
   // Each run the gateway had may be billed its input (a 504 resent for a keyed request): a run past a cap is not sent.
   const runsBefore = trace.attempts.unstated.filter((run) => run.plan === plan).length;
-  const refusal = runsBefore > 0 && input.resendAdmitted ? await input.resendAdmitted(runsBefore) : null;
+  const refusal = runsBefore > 0 && input.spendGate !== undefined ? await resendAdmitted(input, runsBefore) : null;
   if (refusal !== null) {
     trace.notedLater(resendRefusedNote(refusal));
     return false;

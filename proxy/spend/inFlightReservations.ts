@@ -27,7 +27,15 @@ export interface TakenHold {
   resent: ResentRuns | null;
 }
 
-export class InFlightReservations {
+/** Where a request admitted without a cap is held, and what it may cost (null: nothing it states bounds it). */
+export interface PricedLater {
+  scopes: readonly SpendScope[];
+  credits: number | null;
+}
+
+/** `Later`: what a request admitted without a cap keeps to be priced by, should a cap ask (spendGate.ts keeps its check input). */
+export class InFlightReservations<Later> {
+  readonly #priceLater: (later: Later) => PricedLater;
   readonly #byRequest = new Map<string, Reservation>();
   /**
    * Runs the gateway may bill of steps a request has left (a fallback after resent 504s): held on
@@ -42,18 +50,27 @@ export class InFlightReservations {
    * cap set while they run counts them. Before, they held nothing, and requests admitted under the
    * new cap were checked as if none were running.
    */
-  readonly #deferred = new Map<string, { scopes: readonly SpendScope[]; credits: () => number | null }>();
+  readonly #deferred = new Map<string, Later>();
 
-  /** A request admitted without a cap: what `credits` gives is held once a cap reads the holds. */
-  reserveLater(requestId: string, scopes: readonly SpendScope[], credits: () => number | null): void {
-    if (!this.#byRequest.has(requestId)) this.#deferred.set(requestId, { scopes, credits });
+  constructor(priceLater: (later: Later) => PricedLater) {
+    this.#priceLater = priceLater;
+  }
+
+  /** A request admitted without a cap: `later` is kept as it is (nothing made for it), priced once a cap reads the holds. */
+  reserveLater(requestId: string, later: Later): void {
+    if (!this.#byRequest.has(requestId)) this.#deferred.set(requestId, later);
   }
 
   /** Prices the requests admitted without a cap and holds what they may cost, as an admission under one would have. */
   #settle(): void {
     if (this.#deferred.size === 0) return;
-    for (const [requestId, { scopes, credits }] of this.#deferred) this.reserve(requestId, scopes, credits() ?? 0);
+    for (const [requestId, later] of this.#deferred) this.#reserveLater(requestId, later);
     this.#deferred.clear();
+  }
+
+  #reserveLater(requestId: string, later: Later): void {
+    const { scopes, credits } = this.#priceLater(later);
+    this.reserve(requestId, scopes, credits ?? 0);
   }
 
   reserve(requestId: string, scopes: readonly SpendScope[], credits: number, resent: ResentRuns | null = null): void {
@@ -111,7 +128,7 @@ export class InFlightReservations {
     if (deferred !== undefined) {
       this.#deferred.delete(requestId);
       // Moved by a fallback step whose profile has a cap: it goes with what it may cost.
-      this.reserve(requestId, deferred.scopes, deferred.credits() ?? 0);
+      this.#reserveLater(requestId, deferred);
     }
     const reservation = this.#byRequest.get(requestId);
     if (!reservation) return null;

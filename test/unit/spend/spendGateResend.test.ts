@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { profileSchema } from '../../../proxy/contracts/profile.ts';
+import { profileSchema, type Budget } from '../../../proxy/contracts/profile.ts';
 import { setup } from './spendGateSetup.ts';
 
 // gpt-x: 2 credits per 1M input, 8 per 1M output (spendGateSetup.ts).
@@ -65,5 +65,28 @@ describe('a hold a resend grew (runs the gateway may bill)', () => {
     expect(gate.reservations.reservedCredits(WORK)).toBeCloseTo(7, 9);
     gate.refineHold({ ...onBound, estimatedInputTokens: 1_000_000 });
     expect(gate.reservations.reservedCredits(WORK)).toBeCloseTo(5, 9);
+  });
+});
+
+describe('a request admitted while no cap applied', () => {
+  it('holds its input at the bound its plan gives, once a cap set while it runs reads the holds', () => {
+    const budgets: Record<string, Budget> = {};
+    const { gate, input } = setup({ clientBudgets: budgets });
+    let bounds = 0;
+    const running = input({
+      estimatedInputTokens: null,
+      inputSource: { tokens: 2_000_000 },
+      inputBoundOf: (source) => {
+        bounds += 1;
+        return (source as { tokens: number }).tokens;
+      },
+    });
+    expect(gate.check(running)).toBeNull();
+    expect(bounds).toBe(0);
+    budgets['cursor'] = { dailyCredits: 5 };
+    // The running request's 2M-token input is 4 credits: a 2-credit request does not fit beside it.
+    expect(gate.check(input({ estimatedInputTokens: 1_000_000 }))?.errorClass).toBe('budget_exceeded');
+    expect(bounds).toBe(1);
+    expect(gate.reservations.reservedCredits({ kind: 'client', clientName: 'cursor' })).toBeCloseTo(4, 9);
   });
 });

@@ -113,8 +113,7 @@ export class InFlightReservations<Later> {
 
   release(requestId: string): void {
     // Ended before any cap asked: never priced.
-    if (this.#deferred.delete(requestId)) return;
-    this.take(requestId);
+    if (!this.#deferred.delete(requestId)) this.take(requestId);
     if (this.#leftRuns.size === 0) return;
     const left = this.#leftRuns.get(requestId);
     if (left === undefined) return;

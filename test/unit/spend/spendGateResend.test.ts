@@ -33,6 +33,18 @@ describe('a hold a resend grew (runs the gateway may bill)', () => {
     expect(gate.reservations.requestCount).toBe(0);
   });
 
+  it('releases the runs left behind when the request ends on a step no cap prices', () => {
+    const { gate, input } = setup({ profile: { budget: { dailyCredits: 10 } } });
+    const request = input({ estimatedInputTokens: 1_000_000 });
+    expect(gate.check(request)).toBeNull();
+    expect(gate.admitResend?.(request, 1)).toBeNull();
+    // 'other' has no cap: the step is admitted without an estimate, its hold priced only if a cap asks.
+    expect(gate.admitStep({ ...request, profile: other, ownProfile: false, estimatedInputTokens: null })).toBeNull();
+    gate.recordOutcome({ ...request, profileId: 'other', status: 200, keyRejected: false, costCredits: 1, startedAtMs: 0, atMs: 0 });
+    expect(gate.reservations.reservedCredits(WORK)).toBe(0);
+    expect(gate.reservations.requestCount).toBe(0);
+  });
+
   it('a fallback step refused puts the hold back as it was, runs included', () => {
     const { gate, input } = setup({ profile: { budget: { dailyCredits: 10 } } });
     const request = input({ estimatedInputTokens: 1_000_000 });

@@ -56,14 +56,16 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
       burstGuard.pausedRefusal(burstKey) ??
       (scopes === null ? null : budgetRefusal(input, scopes, upfront, atMs)) ??
       burstGuard.admit(burstKey, atMs) ??
-      authBreaker.admit(
-        input.profile.id,
-        atMs,
-        { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true, command: commandHint.command },
-        apiKey,
-      );
+      breakerRefusal(input, atMs, apiKey);
     if (refusal === null) hold(input, scopes, upfront, capped);
     return refusal;
+  }
+
+  /** The profile's auth breaker; a closed one (nearly always) is passed without making the refusal's key fix. */
+  function breakerRefusal(input: SpendCheckInput, atMs: number, apiKey: string | undefined): LocalRefusal | null {
+    if (authBreaker.stateOf(input.profile.id).state === 'closed') return null;
+    const keyFix = { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true, command: commandHint.command };
+    return authBreaker.admit(input.profile.id, atMs, keyFix, apiKey);
   }
 
   /**
@@ -143,15 +145,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     const capped = needsInputEstimate(input.identity, input.profile);
     const upfront = upfrontOf(input, capped);
     const refusal =
-      (capped ? budgetRefusal(input, scopes, upfront, atMs) : null) ??
-      (input.ownProfile
-        ? null
-        : authBreaker.admit(
-            input.profile.id,
-            atMs,
-            { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true, command: commandHint.command },
-            apiKey,
-          ));
+      (capped ? budgetRefusal(input, scopes, upfront, atMs) : null) ?? (input.ownProfile ? null : breakerRefusal(input, atMs, apiKey));
     if (refusal !== null) {
       if (held !== null) reservations.reserve(input.requestId, held.scopes, held.credits, held.resent);
       return refusal;

@@ -100,7 +100,7 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
         watch,
         keyMasker,
         clientHeaders: req.headers,
-        ...(lease ? { keyLease: lease } : {}),
+        keyLease: lease,
         spendGate: context.spendGate,
         requester: context.requester,
       });

@@ -61,7 +61,7 @@ export interface AttemptsInput {
   /** Read only when an attempt failed: whether the request has an idempotency key, and whether its client retries itself. */
   clientHeaders: IncomingHttpHeaders;
   /** A pooled profile's lease: a 429 or a rejected key moves the request on to the pool's next key. */
-  keyLease?: KeyLease;
+  keyLease?: KeyLease | undefined;
   /** Asked whether the caps admit another run after runs the gateway may bill unstated (gate.ts resendAdmitted); absent: no cap to ask. */
   spendGate?: SpendGate | undefined;
   requester?: Requester | undefined;

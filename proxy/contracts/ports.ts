@@ -106,8 +106,6 @@ export interface SpendCheckInput {
   profile: Profile;
   /** As UpstreamTarget says: the fix a refusal names differs. */
   keyFromEnvironment?: boolean;
-  /** The key the request will be sent with, only so the auth breaker tells a replaced key from the rejected one; never kept. */
-  apiKey?: string;
   method: string;
   upstreamPath: string;
   upstreamModel: string | null;
@@ -121,6 +119,13 @@ export interface SpendCheckInput {
   callsBound?: number;
   /** The audio an upload may be billed for, at a price per audio minute; null or absent when none. */
   uploadAudio?: UploadAudio | null;
+  /**
+   * Where no cap asked for an input estimate: `inputBoundOf(inputSource)` gives a cheap bound of it
+   * (no tokenizer), asked only if a cap set while the request runs reads the holds. One function for
+   * every request, applied to the request's own plan, so a request without caps makes nothing for it.
+   */
+  inputSource?: object;
+  inputBoundOf?: (source: object) => number | null;
 }
 
 export interface SpendOutcome {
@@ -150,12 +155,13 @@ export interface SpendGate {
   needsInputEstimate(identity: ClientIdentity, profile: Profile): boolean;
   /** Whether the budget caps alone would admit this request at this estimate; no side effects. */
   budgetsAdmit(input: SpendCheckInput): boolean;
-  check(input: SpendCheckInput): LocalRefusal | null;
+  /** `apiKey`: the key the request will be sent with, only so the auth breaker tells a replaced key from the rejected one; never kept. */
+  check(input: SpendCheckInput, apiKey?: string): LocalRefusal | null;
   /**
    * A fallback step on another profile or model: that profile's budgets and (another profile's)
    * auth breaker. Admitted, the request's held estimate moves to the step's profile; refused, nothing changes.
    */
-  admitStep(input: StepCheckInput): LocalRefusal | null;
+  admitStep(input: StepCheckInput, apiKey?: string): LocalRefusal | null;
   /** A sent step failed and the request moves on: its profile's breaker hears that the key was not rejected. */
   stepLeft(profileId: string): void;
   /**

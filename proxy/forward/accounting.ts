@@ -67,6 +67,15 @@ export function quickInputEstimate(plan: ExchangePlan): { tokens: number | null;
   return { tokens: null, countRefines: false };
 }
 
+/**
+ * The input bound a request admitted without a cap is held at if a cap set while it runs asks
+ * (SpendCheckInput.inputBoundOf): the plan's quick estimate, the same an admission under a cap uses.
+ */
+export function quickInputBound(plan: object): number | null {
+  // Given only as SpendCheckInput.inputBoundOf, always beside the request's own plan as its source.
+  return quickInputEstimate(plan as ExchangePlan).tokens;
+}
+
 export async function estimateInputTokens(plan: ExchangePlan, counting = TOKENIZER_COUNTING): Promise<number | null> {
   if (tokenizerCountsInput(plan)) return counting.chatInputTokens(plan);
   if (bytesCountInput(plan)) return byteEstimateTokens(plan.byteLength);

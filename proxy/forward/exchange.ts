@@ -1,6 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorClass } from '../contracts/errors.ts';
-import type { LocalRefusal } from '../contracts/ports.ts';
+import type { LocalRefusal, SpendGate } from '../contracts/ports.ts';
 import { explainError, networkFailureCode, upstreamErrorWords } from '../core/errorClass.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
 import { isUnknownIssuerCode, osCaStoreTrusted } from '../core/osCaStore.ts';
@@ -23,7 +23,7 @@ import { isHeld, secretsOf, type HeldTarget, type RequestTarget } from './stageR
 import type { RequestTrace } from './trace.ts';
 import { sendWithRetries, type AttemptsResult } from './upstreamAttempts.ts';
 import { RequestFixes, type LearnedRefusals } from './requestFixes.ts';
-import type { ResendCheck } from './gate.ts';
+import type { Requester } from './gate.ts';
 import { setOwnHeader } from './answerHead.ts';
 
 /**
@@ -49,8 +49,9 @@ export interface ExchangeContext {
   fallback?: FallbackRoute | null;
   /** Where a model's refusals of `reasoning_effort` and `max_tokens` are kept, so that its later requests are written without them. */
   learnedRefusals?: LearnedRefusals;
-  /** The caps' word on running a step again after runs the gateway may bill (none without a spend gate). */
-  resendAdmitted?: ResendCheck | undefined;
+  /** Asked before running a step again after runs the gateway may bill, with `requester` (gate.ts resendAdmitted). */
+  spendGate?: SpendGate | undefined;
+  requester?: Requester | undefined;
 }
 
 /**
@@ -99,8 +100,9 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
         watch,
         keyMasker,
         clientHeaders: req.headers,
-        ...(lease ? { keyLease: lease } : {}),
-        ...(context.resendAdmitted ? { resendAdmitted: resendOf(context.resendAdmitted, step) } : {}),
+        keyLease: lease,
+        spendGate: context.spendGate,
+        requester: context.requester,
       });
       const fixed = fixes.fixedStep(step, result);
       if (fixed !== null) {
@@ -125,11 +127,6 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
     if (result?.kind === 'answer') result.response.body.abort(NOT_RELAYED);
     watch.dispose();
   }
-}
-
-/** The step's own resend check, fixed to it: the loop's `step` moves on. */
-function resendOf(check: ResendCheck, step: SendableStep): (runsBefore: number) => Promise<LocalRefusal | null> {
-  return (runsBefore) => check(step, runsBefore);
 }
 
 /** For a held profile, the first fallback step that takes the request (null: the held refusal was answered). */

@@ -9,7 +9,7 @@ import { toUpstreamPath } from '../core/clientPath.ts';
 import { routeFor } from '../protocols/registry.ts';
 import { exchange } from './exchange.ts';
 import { fallbackRoute, type ExchangeStep, type FallbackServices } from './fallbackRoute.ts';
-import { gate, resendCheck, type GateServices } from './gate.ts';
+import { gate, type GateServices } from './gate.ts';
 import { beginTrace, plan, type PlanSeams } from './planRequest.ts';
 import type { ModelRefusalsCheck, NativeProtocolCheck } from './planner.ts';
 import { MaxTokensRefusals } from './maxTokensRefusals.ts';
@@ -143,7 +143,8 @@ async function forward(request: ForwardRequest, stages: StageServices): Promise<
       runsOnWithoutClient: gated.firstOfKey !== null,
       shutdown: options.shutdown,
       fallback: fallbackRoute(gated, stages.fallback),
-      resendAdmitted: resendCheck(gated, options.services.spendGate),
+      spendGate: options.services.spendGate,
+      requester: gated,
       learnedRefusals: stages.learnedRefusals,
     });
   } finally {

@@ -1,14 +1,14 @@
-import type { LocalRefusal, SpendCheckInput, SpendGate } from '../contracts/ports.ts';
+import type { ClientIdentity, LocalRefusal, SpendCheckInput, SpendGate } from '../contracts/ports.ts';
+import type { Profile } from '../contracts/profile.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
 import type { StoredResponse } from '../contracts/idempotencyStore.ts';
 import type { IdempotencyCache, IdempotencyTicket } from '../spend/idempotencyCache.ts';
-import { estimateInputTokens, quickInputEstimate } from './accounting.ts';
+import { estimateInputTokens, quickInputBound, quickInputEstimate } from './accounting.ts';
 import { claimIdempotency, sendReplay } from './idempotency.ts';
 import { STOPPING } from './ownRefusals.ts';
 import type { ExchangePlan } from './plan.ts';
 import { STOPPED, untilStopped } from './shutdown.ts';
 import { ANSWERED, secretsOf, type Gated, type Planned, type Refused } from './stageRecords.ts';
-import type { SendableStep } from './fallbackRoute.ts';
 
 export interface GateServices {
   spendGate?: SpendGate;
@@ -46,21 +46,27 @@ export function gate(planned: Planned, services: GateServices): GateOutcome | Pr
 
 function checkBudgets(planned: Planned, services: GateServices, firstOfKey: IdempotencyTicket | null): GateOutcome | Promise<GateOutcome> {
   const { trace, plan, target, identity, stop } = planned;
-  const spendInput = {
+  const { spendGate } = services;
+  if (!spendGate) return passed(planned, firstOfKey, null);
+  // The one object a request without caps makes here: the gate keeps it as it is until the request ends.
+  const spendInput: SpendCheckInput = {
     requestId: trace.requestId,
     identity,
     profile: target.profile,
     keyFromEnvironment: 'keyFromEnvironment' in target && target.keyFromEnvironment === true,
-    ...('apiKey' in target ? { apiKey: target.apiKey } : {}),
     method: planned.method,
     upstreamPath: plan.upstreamPath,
     upstreamModel: plan.upstreamModel,
     routedFrom: plan.routedFrom,
+    estimatedInputTokens: null,
     outputTokensBound: plan.outputTokensBound,
     callsBound: plan.callsBound,
     uploadAudio: plan.uploadAudio,
+    inputSource: plan,
+    inputBoundOf: quickInputBound,
   };
-  const refusal = checkSpend(services.spendGate, spendInput, plan, stop.signal);
+  const apiKey = 'apiKey' in target ? target.apiKey : undefined;
+  const refusal = checkSpend(spendGate, spendInput, apiKey, plan, stop.signal);
   if (refusal instanceof Promise) return refusal.then((counted) => passed(planned, firstOfKey, counted));
   return passed(planned, firstOfKey, refusal);
 }
@@ -81,23 +87,23 @@ function passed(planned: Planned, firstOfKey: IdempotencyTicket | null, refusal:
  * and the hold lowered to the count, so parallel requests near a cap are not refused for a bound.
  */
 function checkSpend(
-  gate: SpendGate | undefined,
-  input: Omit<SpendCheckInput, 'estimatedInputTokens'>,
+  gate: SpendGate,
+  input: SpendCheckInput,
+  apiKey: string | undefined,
   plan: ExchangePlan,
   stopping: AbortSignal,
 ): LocalRefusal | null | Promise<LocalRefusal | null> {
-  if (!gate) return null;
-  if (!gate.needsInputEstimate(input.identity, input.profile)) return gate.check({ ...input, estimatedInputTokens: null });
+  if (!gate.needsInputEstimate(input.identity, input.profile)) return gate.check(input, apiKey);
   const quick = quickInputEstimate(plan);
   const onBound = { ...input, estimatedInputTokens: quick.tokens };
-  if (!quick.countRefines) return gate.check(onBound);
+  if (!quick.countRefines) return gate.check(onBound, apiKey);
   if (!gate.budgetsAdmit(onBound)) {
     // Checked only if the count arrives before the stop: a request ended by it holds nothing.
     return untilStopped(estimateInputTokens(plan), stopping).then((counted) =>
-      counted === STOPPED ? STOPPING : gate.check({ ...input, estimatedInputTokens: counted }),
+      counted === STOPPED ? STOPPING : gate.check({ ...input, estimatedInputTokens: counted }, apiKey),
     );
   }
-  const refusal = gate.check(onBound);
+  const refusal = gate.check(onBound, apiKey);
   if (refusal === null && !gate.budgetsAdmit(onBound)) {
     // The estimator falls back to bytes rather than fail; a failure here would only leave the bound held.
     void estimateInputTokens(plan).then(
@@ -115,33 +121,45 @@ function withoutKey(response: StoredResponse, keyMasker: KeyMasker): StoredRespo
   return { ...response, headers: headers as Record<string, string>, body: keyMasker.maskBytes(response.body) };
 }
 
-/** Asks the spend gate whether a step may run again after runs the gateway may bill (AttemptsInput.resendAdmitted). */
-export type ResendCheck = (step: SendableStep, runsBefore: number) => Promise<LocalRefusal | null>;
+/** Who sent a request, as the gate admitted it: the Gated record itself is passed, so nothing is made for it. */
+export interface Requester {
+  readonly identity: ClientIdentity;
+  readonly method: string;
+}
+
+/** What a resend check reads: fields of the attempts' own input (upstreamAttempts.ts AttemptsInput). */
+export interface ResendAsk {
+  spendGate?: SpendGate | undefined;
+  requester?: Requester | undefined;
+  plan: ExchangePlan;
+  profile: Profile;
+  trace: { readonly requestId: string };
+}
 
 /**
- * The spend gate's word on another run of a step: only where a cap applies to it, at the input the
- * row counts for each such run (the tokenizer's count, unstatedRuns.ts). Undefined without a gate.
+ * The spend gate's word on another run of a step after `runsBefore` runs the gateway may bill: only
+ * where a cap applies to it, at the input the row counts for each such run (the tokenizer's count,
+ * unstatedRuns.ts). A plain function of the attempts' input, so a request without caps makes no
+ * closure for it.
  */
-export function resendCheck(gated: Gated, spendGate: SpendGate | undefined): ResendCheck | undefined {
-  if (spendGate?.admitResend === undefined) return undefined;
-  const admitResend = spendGate.admitResend;
-  return async ({ plan, target }, runsBefore) => {
-    if (!spendGate.needsInputEstimate(gated.identity, target.profile)) return null;
-    return admitResend(
-      {
-        requestId: gated.trace.requestId,
-        identity: gated.identity,
-        profile: target.profile,
-        method: gated.method,
-        upstreamPath: plan.upstreamPath,
-        upstreamModel: plan.upstreamModel,
-        routedFrom: plan.routedFrom,
-        estimatedInputTokens: await estimateInputTokens(plan),
-        outputTokensBound: plan.outputTokensBound,
-        callsBound: plan.callsBound,
-        uploadAudio: plan.uploadAudio,
-      },
-      runsBefore,
-    );
-  };
+export async function resendAdmitted(ask: ResendAsk, runsBefore: number): Promise<LocalRefusal | null> {
+  const { spendGate, requester, plan, profile } = ask;
+  if (spendGate?.admitResend === undefined || requester === undefined) return null;
+  if (!spendGate.needsInputEstimate(requester.identity, profile)) return null;
+  return spendGate.admitResend(
+    {
+      requestId: ask.trace.requestId,
+      identity: requester.identity,
+      profile,
+      method: requester.method,
+      upstreamPath: plan.upstreamPath,
+      upstreamModel: plan.upstreamModel,
+      routedFrom: plan.routedFrom,
+      estimatedInputTokens: await estimateInputTokens(plan),
+      outputTokensBound: plan.outputTokensBound,
+      callsBound: plan.callsBound,
+      uploadAudio: plan.uploadAudio,
+    },
+    runsBefore,
+  );
 }

@@ -2,7 +2,8 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { setTimeout as delay } from 'node:timers/promises';
 import type { UpstreamErrorClass } from '../contracts/errors.ts';
 import type { Profile } from '../contracts/profile.ts';
-import { isLocalRefusal, type KeyLease, type LocalRefusal } from '../contracts/ports.ts';
+import { isLocalRefusal, type KeyLease, type LocalRefusal, type SpendGate } from '../contracts/ports.ts';
+import { resendAdmitted, type Requester } from './gate.ts';
 import { rateLimitCooldownMs } from './keyCooldown.ts';
 import { classifyNetworkFailure, classifyUpstreamResponse, networkFailureCode } from '../core/errorClass.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
@@ -14,7 +15,7 @@ import { decideRetry, retryAdviceOf, type AttemptOutcome } from './retryPolicy.t
 import type { RequestTrace } from './trace.ts';
 import { answerText, readBody, type UpstreamBody } from './upstreamBody.ts';
 import { idempotencyKeyOf } from '../spend/idempotencyRequest.ts';
-import { BUDGET_HEADER } from '../spend/budgetDecision.ts';
+import { BUDGET_HEADER, REFUSED_LOCALLY } from '../spend/budgetDecision.ts';
 import { clientRetriesItself } from './clientRetries.ts';
 import { dispatchUpstream, type UpstreamResponse } from './upstreamClient.ts';
 import { mayHaveExecuted, type UpstreamAttempt } from './upstreamExecution.ts';
@@ -60,9 +61,10 @@ export interface AttemptsInput {
   /** Read only when an attempt failed: whether the request has an idempotency key, and whether its client retries itself. */
   clientHeaders: IncomingHttpHeaders;
   /** A pooled profile's lease: a 429 or a rejected key moves the request on to the pool's next key. */
-  keyLease?: KeyLease;
-  /** Whether the caps admit another run after `runsBefore` runs the gateway may bill unstated; absent: no cap to ask. */
-  resendAdmitted?: (runsBefore: number) => Promise<LocalRefusal | null>;
+  keyLease?: KeyLease | undefined;
+  /** Asked whether the caps admit another run after runs the gateway may bill unstated (gate.ts resendAdmitted); absent: no cap to ask. */
+  spendGate?: SpendGate | undefined;
+  requester?: Requester | undefined;
 }
 
 /** Sends the request until an answer counts, retrying per docs/gateway-spec.md §7 and retryPolicy.ts. */
@@ -242,13 +244,9 @@ async function retried(input: AttemptsInput, outcome: AttemptOutcome): Promise<b
   }
   // Each run the gateway had may be billed its input (a 504 resent for a keyed request): a run past a cap is not sent.
   const runsBefore = trace.attempts.unstated.filter((run) => run.plan === plan).length;
-  const refusal = runsBefore > 0 && input.resendAdmitted ? await input.resendAdmitted(runsBefore) : null;
+  const refusal = runsBefore > 0 && input.spendGate !== undefined ? await resendAdmitted(input, runsBefore) : null;
   if (refusal !== null) {
-    const cap = refusal.headers?.[BUDGET_HEADER] ?? 'a';
-    trace.notedLater(
-      `Not resent: another run would cross the ${cap} budget cap, and the gateway may bill each run it had at its input. ` +
-        'Raise the cap, or send the request again yourself.',
-    );
+    trace.notedLater(resendRefusedNote(refusal));
     return false;
   }
   try {
@@ -278,4 +276,18 @@ async function readCappedMasked(body: UpstreamBody, limitBytes: number, keyMaske
   await readBody(body, { keepBytes: 0, maxBytes: ERROR_BODY_READ_MAX_BYTES, onChunk: keep }).catch(() => undefined);
   const masked = keyMasker.maskText(answerText(Buffer.concat(kept).subarray(0, readBytesWanted)));
   return Buffer.byteLength(masked) <= limitBytes ? masked : Buffer.from(masked).subarray(0, limitBytes).toString('utf8');
+}
+
+/** Why a resend was not sent: a cap it would cross, or one that cannot be checked (raising it would change nothing). */
+function resendRefusedNote(refusal: LocalRefusal): string {
+  const cap = refusal.headers?.[BUDGET_HEADER] ?? 'a';
+  if (refusal.errorClass === 'budget_exceeded') {
+    return (
+      `Not resent: another run would cross the ${cap} budget cap, and the gateway may bill each run it had at its input. ` +
+      'Raise the cap, or send the request again yourself.'
+    );
+  }
+  // A cap that cannot be checked (the log lost spend): its refusal says which and why, and raising it would change nothing.
+  const why = refusal.message.startsWith(REFUSED_LOCALLY) ? refusal.message.slice(REFUSED_LOCALLY.length) : refusal.message;
+  return `Not resent: ${why} The gateway may bill each run it had at its input; send the request again yourself once the cap can be checked.`;
 }

@@ -111,6 +111,9 @@ function upfrontCredits(
  * A daily or monthly cap whose period holds spend the ledger is missing cannot be checked: the
  * request is refused rather than spent blind. Per-request caps do not depend on the ledger.
  */
+/** How a cap's refusal opens; a resend refused (upstreamAttempts.ts) tells the rest, since its earlier runs were sent. */
+export const REFUSED_LOCALLY = 'Airlock refused this request locally (nothing was sent to the gateway): ';
+
 function ledgerGapRefusal(owners: readonly BudgetOwner[], gap: LedgerGap, nowMs: number): LocalRefusal | null {
   for (const owner of owners) {
     const budget = owner.budget;
@@ -126,7 +129,7 @@ function ledgerGapRefusal(owners: readonly BudgetOwner[], gap: LedgerGap, nowMs:
         errorClass: 'ledger_incomplete',
         code: 'ledger_incomplete',
         message:
-          `Airlock refused this request locally (nothing was sent to the gateway): the ${period.kind} cap of ${formatCredits(period.cap)} credits ` +
+          `${REFUSED_LOCALLY}the ${period.kind} cap of ${formatCredits(period.cap)} credits ` +
           `for ${describe(owner)} cannot be checked, because Airlock's record of spend is incomplete. ${gap.reason}`,
         headers: { [BUDGET_HEADER]: period.kind },
       };
@@ -152,7 +155,7 @@ function budgetRefusal(owner: BudgetOwner, kind: BudgetCapKind, reason: string, 
     status: BUDGET_REFUSAL_STATUS,
     errorClass: 'budget_exceeded',
     code: 'budget_exceeded',
-    message: `Airlock refused this request locally (nothing was sent to the gateway): ${reason}. ${howToRaise}`,
+    message: `${REFUSED_LOCALLY}${reason}. ${howToRaise}`,
     headers: { [BUDGET_HEADER]: kind },
   };
 }

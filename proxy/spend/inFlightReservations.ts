@@ -5,8 +5,43 @@ import { scopeKey, type SpendScope } from './spendLedger.ts';
  * request ends, so without this fifty parallel requests from an agent would each be checked
  * against a total that none of the others has reached yet, and together overshoot a cap.
  */
-export class InFlightReservations {
-  readonly #byRequest = new Map<string, { scopes: readonly SpendScope[]; scopeKeys: string[]; credits: number }>();
+/** What a resend after runs the gateway may bill added to a hold (spendGate.ts admitResend). */
+export interface ResentRuns {
+  /** The hold as the resend counted it: a later count of the input (shrink) lowers it no further. */
+  floorCredits: number;
+  /** The input and per-call price of the step's runs, the resent one included: they stay on its scopes if the request moves on. */
+  runsCredits: number;
+}
+
+interface Reservation {
+  scopes: readonly SpendScope[];
+  scopeKeys: string[];
+  credits: number;
+  resent: ResentRuns | null;
+}
+
+/** A hold as `take` hands it over, to be moved or put back. */
+export interface TakenHold {
+  scopes: readonly SpendScope[];
+  credits: number;
+  resent: ResentRuns | null;
+}
+
+/** Where a request admitted without a cap is held, and what it may cost (null: nothing it states bounds it). */
+export interface PricedLater {
+  scopes: readonly SpendScope[];
+  credits: number | null;
+}
+
+/** `Later`: what a request admitted without a cap keeps to be priced by, should a cap ask (spendGate.ts keeps its check input). */
+export class InFlightReservations<Later> {
+  readonly #priceLater: (later: Later) => PricedLater;
+  readonly #byRequest = new Map<string, Reservation>();
+  /**
+   * Runs the gateway may bill of steps a request has left (a fallback after resent 504s): held on
+   * the left step's scopes until the request ends, since they were that profile's runs.
+   */
+  readonly #leftRuns = new Map<string, { scopeKeys: string[]; credits: number }[]>();
   /** Credits held per scope, and by how many requests: the last release leaves exactly 0, not a float remainder. */
   readonly #byScope = new Map<string, { credits: number; requests: number }>();
   /**
@@ -15,58 +50,90 @@ export class InFlightReservations {
    * cap set while they run counts them. Before, they held nothing, and requests admitted under the
    * new cap were checked as if none were running.
    */
-  readonly #deferred = new Map<string, { scopes: readonly SpendScope[]; credits: () => number | null }>();
+  readonly #deferred = new Map<string, Later>();
 
-  /** A request admitted without a cap: what `credits` gives is held once a cap reads the holds. */
-  reserveLater(requestId: string, scopes: readonly SpendScope[], credits: () => number | null): void {
-    if (!this.#byRequest.has(requestId)) this.#deferred.set(requestId, { scopes, credits });
+  constructor(priceLater: (later: Later) => PricedLater) {
+    this.#priceLater = priceLater;
+  }
+
+  /** A request admitted without a cap: `later` is kept as it is (nothing made for it), priced once a cap reads the holds. */
+  reserveLater(requestId: string, later: Later): void {
+    if (!this.#byRequest.has(requestId)) this.#deferred.set(requestId, later);
   }
 
   /** Prices the requests admitted without a cap and holds what they may cost, as an admission under one would have. */
   #settle(): void {
     if (this.#deferred.size === 0) return;
-    for (const [requestId, { scopes, credits }] of this.#deferred) this.reserve(requestId, scopes, credits() ?? 0);
+    for (const [requestId, later] of this.#deferred) this.#reserveLater(requestId, later);
     this.#deferred.clear();
   }
 
-  reserve(requestId: string, scopes: readonly SpendScope[], credits: number): void {
+  #reserveLater(requestId: string, later: Later): void {
+    const { scopes, credits } = this.#priceLater(later);
+    this.reserve(requestId, scopes, credits ?? 0);
+  }
+
+  reserve(requestId: string, scopes: readonly SpendScope[], credits: number, resent: ResentRuns | null = null): void {
     if (credits <= 0 || this.#byRequest.has(requestId)) return;
     const scopeKeys = scopes.map(scopeKey);
-    this.#byRequest.set(requestId, { scopes, scopeKeys, credits });
+    this.#byRequest.set(requestId, { scopes, scopeKeys, credits, resent });
+    this.#addToScopes(scopeKeys, credits);
+  }
+
+  /** Holds the runs of a step the request left on that step's scopes until the request ends. */
+  keepLeftRuns(requestId: string, scopes: readonly SpendScope[], credits: number): void {
+    if (credits <= 0) return;
+    const scopeKeys = scopes.map(scopeKey);
+    const left = this.#leftRuns.get(requestId);
+    if (left === undefined) this.#leftRuns.set(requestId, [{ scopeKeys, credits }]);
+    else left.push({ scopeKeys, credits });
+    this.#addToScopes(scopeKeys, credits);
+  }
+
+  #addToScopes(scopeKeys: readonly string[], credits: number): void {
     for (const key of scopeKeys) {
       const held = this.#byScope.get(key) ?? { credits: 0, requests: 0 };
       this.#byScope.set(key, { credits: held.credits + credits, requests: held.requests + 1 });
     }
   }
 
-  /** Lowers a request's reservation to `credits` (a count replacing an upper bound); never raises it. */
+  /**
+   * Lowers a request's reservation to `credits` (a count replacing an upper bound); never raises it,
+   * and never below what a resend counted (its runs before may be billed whatever the count says).
+   */
   shrink(requestId: string, credits: number): void {
     const reservation = this.#byRequest.get(requestId);
-    if (!reservation || credits >= reservation.credits) return;
-    const freed = reservation.credits - Math.max(credits, 0);
+    if (!reservation) return;
+    const lowered = Math.max(credits, reservation.resent?.floorCredits ?? 0);
+    if (lowered >= reservation.credits) return;
+    const freed = reservation.credits - Math.max(lowered, 0);
     reservation.credits -= freed;
     this.#takeFromScopes(reservation.scopeKeys, freed, 0);
   }
 
   release(requestId: string): void {
     // Ended before any cap asked: never priced.
-    if (this.#deferred.delete(requestId)) return;
-    this.take(requestId);
+    if (!this.#deferred.delete(requestId)) this.take(requestId);
+    if (this.#leftRuns.size === 0) return;
+    const left = this.#leftRuns.get(requestId);
+    if (left === undefined) return;
+    this.#leftRuns.delete(requestId);
+    for (const runs of left) this.#takeFromScopes(runs.scopeKeys, runs.credits, 1);
   }
 
   /** Releases a request's reservation and returns what it held, to move it elsewhere (a fallback step's profile). */
-  take(requestId: string): { scopes: readonly SpendScope[]; credits: number } | null {
+  take(requestId: string): TakenHold | null {
     const deferred = this.#deferred.get(requestId);
     if (deferred !== undefined) {
       this.#deferred.delete(requestId);
       // Moved by a fallback step whose profile has a cap: it goes with what it may cost.
-      this.reserve(requestId, deferred.scopes, deferred.credits() ?? 0);
+      this.#reserveLater(requestId, deferred);
     }
     const reservation = this.#byRequest.get(requestId);
     if (!reservation) return null;
     this.#byRequest.delete(requestId);
     this.#takeFromScopes(reservation.scopeKeys, reservation.credits, 1);
-    return { scopes: reservation.scopes, credits: reservation.credits };
+    return { scopes: reservation.scopes, credits: reservation.credits, resent: reservation.resent };
   }
 
   #takeFromScopes(scopeKeys: readonly string[], credits: number, requests: number): void {
@@ -91,6 +158,8 @@ export class InFlightReservations {
 
   get requestCount(): number {
     this.#settle();
-    return this.#byRequest.size;
+    let onlyLeftRuns = 0;
+    for (const requestId of this.#leftRuns.keys()) if (!this.#byRequest.has(requestId)) onlyLeftRuns += 1;
+    return this.#byRequest.size + onlyLeftRuns;
   }
 }

@@ -5,7 +5,7 @@ import type { ClientIdentity, LocalRefusal, SpendCheckInput, SpendGate, SpendOut
 import { AuthCircuitBreaker, type AuthCircuitBreakerOptions } from './authCircuitBreaker.ts';
 import { decideBudget, type BudgetOwner } from './budgetDecision.ts';
 import { ANONYMOUS_CLIENT, BurstGuard, type BurstGuardSettings, type ClientPause } from './burstGuard.ts';
-import { InFlightReservations } from './inFlightReservations.ts';
+import { InFlightReservations, type PricedLater } from './inFlightReservations.ts';
 import type { CommandHint } from '../contracts/cli.ts';
 import type { SpendLedger, SpendScope } from './spendLedger.ts';
 
@@ -29,7 +29,7 @@ export interface SpendGateControl extends SpendGate {
   /** Call when a profile's key changes. */
   resetAuthBreaker(profileId: string): void;
   readonly ledger: SpendLedger;
-  readonly reservations: InFlightReservations;
+  readonly reservations: InFlightReservations<SpendCheckInput>;
 }
 
 /**
@@ -43,28 +43,29 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
   const burstGuard = new BurstGuard(deps.burstGuard, commandHint);
   const authBreaker = new AuthCircuitBreaker(deps.authBreaker);
   const { ledger } = deps;
-  const reservations = new InFlightReservations();
+  const reservations = new InFlightReservations(priceLater);
 
-  function check(input: SpendCheckInput): LocalRefusal | null {
+  function check(input: SpendCheckInput, apiKey?: string): LocalRefusal | null {
     const atMs = nowMs();
-    const clientName = input.identity.tokenName;
-    const burstKey = clientName ?? ANONYMOUS_CLIENT;
-    const scopes = spendScopes(input.profile.id, clientName);
+    const burstKey = input.identity.tokenName ?? ANONYMOUS_CLIENT;
     // No cap on the profile or the client: no budget can refuse, so their totals are not gathered.
     const capped = needsInputEstimate(input.identity, input.profile);
+    const scopes = capped ? scopesOf(input) : null;
     const upfront = upfrontOf(input, capped);
     const refusal =
       burstGuard.pausedRefusal(burstKey) ??
-      (capped ? budgetRefusal(input, scopes, upfront, atMs) : null) ??
+      (scopes === null ? null : budgetRefusal(input, scopes, upfront, atMs)) ??
       burstGuard.admit(burstKey, atMs) ??
-      authBreaker.admit(
-        input.profile.id,
-        atMs,
-        { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true, command: commandHint.command },
-        input.apiKey,
-      );
+      breakerRefusal(input, atMs, apiKey);
     if (refusal === null) hold(input, scopes, upfront, capped);
     return refusal;
+  }
+
+  /** The profile's auth breaker; a closed one (nearly always) is passed without making the refusal's key fix. */
+  function breakerRefusal(input: SpendCheckInput, atMs: number, apiKey: string | undefined): LocalRefusal | null {
+    if (authBreaker.stateOf(input.profile.id).state === 'closed') return null;
+    const keyFix = { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true, command: commandHint.command };
+    return authBreaker.admit(input.profile.id, atMs, keyFix, apiKey);
   }
 
   /**
@@ -72,15 +73,20 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
    * price, and the output its stated limit allows. Other requests are checked against the hold, so
    * parallel streams together cross a cap by no more than one request alone could.
    */
-  function hold(input: SpendCheckInput, scopes: SpendScope[], upfront: Upfront, capped: boolean): void {
+  function hold(input: SpendCheckInput, scopes: SpendScope[] | null, upfront: Upfront, capped: boolean): void {
     const credits = heldCredits(upfront);
-    if (credits !== null) reservations.reserve(input.requestId, scopes, credits);
-    // Without a cap nothing reads the hold yet: it is priced when a cap set while the request runs does.
-    else if (!capped) {
-      // What prices it, without the key the request is sent with (never kept).
-      const { apiKey: _sentWith, ...priced } = input;
-      reservations.reserveLater(input.requestId, scopes, () => heldCredits(upfrontOf(priced, true)));
-    }
+    if (credits !== null) reservations.reserve(input.requestId, scopes ?? scopesOf(input), credits);
+    // Without a cap nothing reads the hold yet: the input itself is kept (it holds no key), priced when a cap set while the request runs does.
+    else if (!capped) reservations.reserveLater(input.requestId, input);
+  }
+
+  /** A request admitted without a cap, priced as an admission under one would have: its input at the plan's cheap bound. */
+  function priceLater(input: SpendCheckInput): PricedLater {
+    const { inputSource, inputBoundOf } = input;
+    const boundTokens =
+      input.estimatedInputTokens ?? (inputSource !== undefined && inputBoundOf !== undefined ? inputBoundOf(inputSource) : null);
+    const priced = boundTokens === input.estimatedInputTokens ? input : { ...input, estimatedInputTokens: boundTokens };
+    return { scopes: scopesOf(input), credits: heldCredits(upfrontOf(priced, true)) };
   }
 
   function budgetRefusal(input: SpendCheckInput, scopes: SpendScope[], upfront: Upfront, atMs: number): LocalRefusal | null {
@@ -116,17 +122,12 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     reservations.release(outcome.requestId);
     ledger.record({ profileId: outcome.profileId, clientName, costCredits: outcome.costCredits, atMs: outcome.startedAtMs });
     burstGuard.recordCredits(clientName ?? ANONYMOUS_CLIENT, outcome.costCredits, outcome.atMs);
-    authBreaker.recordUpstreamOutcome({
-      profileId: outcome.profileId,
-      status: outcome.status,
-      keyRejected: outcome.keyRejected,
-      atMs: outcome.atMs,
-      ...(outcome.apiKey === undefined ? {} : { apiKey: outcome.apiKey }),
-    });
+    // The outcome itself: the breaker reads its profile, status, key and time, and keeps none of it.
+    authBreaker.recordUpstreamOutcome(outcome);
   }
 
   function budgetsAdmit(input: SpendCheckInput): boolean {
-    const scopes = spendScopes(input.profile.id, input.identity.tokenName);
+    const scopes = scopesOf(input);
     return budgetRefusal(input, scopes, upfrontOf(input, true), nowMs()) === null;
   }
 
@@ -137,26 +138,20 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
    * the step's prices, so concurrent requests see the spend where it will land; refused, it stays.
    * The burst guard is the client's, already passed at admission, whatever profile answers.
    */
-  function admitStep(input: StepCheckInput): LocalRefusal | null {
+  function admitStep(input: StepCheckInput, apiKey?: string): LocalRefusal | null {
     const atMs = nowMs();
-    const scopes = spendScopes(input.profile.id, input.identity.tokenName);
+    const scopes = scopesOf(input);
     const held = reservations.take(input.requestId);
     const capped = needsInputEstimate(input.identity, input.profile);
     const upfront = upfrontOf(input, capped);
     const refusal =
-      (capped ? budgetRefusal(input, scopes, upfront, atMs) : null) ??
-      (input.ownProfile
-        ? null
-        : authBreaker.admit(
-            input.profile.id,
-            atMs,
-            { profileName: input.profile.name, keyFromEnvironment: input.keyFromEnvironment === true, command: commandHint.command },
-            input.apiKey,
-          ));
+      (capped ? budgetRefusal(input, scopes, upfront, atMs) : null) ?? (input.ownProfile ? null : breakerRefusal(input, atMs, apiKey));
     if (refusal !== null) {
-      if (held !== null) reservations.reserve(input.requestId, held.scopes, held.credits);
+      if (held !== null) reservations.reserve(input.requestId, held.scopes, held.credits, held.resent);
       return refusal;
     }
+    // Runs the gateway may bill on the step left were that profile's: they stay on its caps until the request ends.
+    if (held?.resent) reservations.keepLeftRuns(input.requestId, held.scopes, held.resent.runsCredits);
     hold(input, scopes, upfront, capped);
     return null;
   }
@@ -167,7 +162,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     const runCredits = (upfront.inputCredits ?? 0) + (upfront.perCallCredits ?? 0);
     if (runCredits === 0) return null;
     const atMs = nowMs();
-    const scopes = spendScopes(input.profile.id, input.identity.tokenName);
+    const scopes = scopesOf(input);
     // Checked as a request is, against the others' holds: its own output never against itself.
     const held = reservations.take(input.requestId);
     const owners = budgetOwners(input, scopes, atMs);
@@ -180,7 +175,13 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     });
     // The runs before may be billed whatever is decided here: the hold counts them from now on.
     const grown = (heldCredits(upfront) ?? 0) + runCredits * runsBefore;
-    reservations.reserve(input.requestId, held?.scopes ?? scopes, Math.max(grown, held?.credits ?? 0));
+    // Admitted, the new run counts among the step's runs too (a fallback after it leaves them all held).
+    const runsCredits = runCredits * (refusal === null ? runsBefore + 1 : runsBefore);
+    const resent = {
+      floorCredits: Math.max(grown, held?.resent?.floorCredits ?? 0),
+      runsCredits: Math.max(runsCredits, held?.resent?.runsCredits ?? 0),
+    };
+    reservations.reserve(input.requestId, held?.scopes ?? scopes, Math.max(grown, held?.credits ?? 0), resent);
     return refusal;
   }
 
@@ -229,8 +230,9 @@ function hasPeriodCap(budget: Budget | undefined): boolean {
 }
 
 /** The profile first, then the client token: the first cap that refuses is the one named. */
-function spendScopes(profileId: string, clientName: string | null): SpendScope[] {
-  const scopes: SpendScope[] = [{ kind: 'profile', profileId }];
+function scopesOf(input: SpendCheckInput): SpendScope[] {
+  const scopes: SpendScope[] = [{ kind: 'profile', profileId: input.profile.id }];
+  const clientName = input.identity.tokenName;
   if (clientName !== null) scopes.push({ kind: 'client', clientName });
   return scopes;
 }
@@ -248,6 +250,15 @@ interface Upfront {
   outputCredits: number | null;
 }
 
+/** Shared, never written: a request without a cap or an estimate makes no Upfront of its own. */
+const NOTHING_UPFRONT: Readonly<Upfront> = Object.freeze({
+  inputCredits: null,
+  perCallCredits: null,
+  audioCredits: null,
+  audioBoundCredits: null,
+  outputCredits: null,
+});
+
 function heldCredits({ inputCredits, perCallCredits, audioCredits, audioBoundCredits, outputCredits }: Upfront): number | null {
   const audio = audioCredits ?? audioBoundCredits;
   if (inputCredits === null && perCallCredits === null && audio === null && outputCredits === null) return null;
@@ -256,8 +267,7 @@ function heldCredits({ inputCredits, perCallCredits, audioCredits, audioBoundCre
 
 /** The price table is looked up once, and only when something reads the result. */
 function upfrontOf(input: SpendCheckInput, capped: boolean): Upfront {
-  if (input.estimatedInputTokens === null && !capped)
-    return { inputCredits: null, perCallCredits: null, audioCredits: null, audioBoundCredits: null, outputCredits: null };
+  if (input.estimatedInputTokens === null && !capped) return NOTHING_UPFRONT;
   const price = priceOfRequest(input.profile.prices, input);
   const multiplier = input.profile.priceMultiplier;
   const audio = input.uploadAudio ?? null;

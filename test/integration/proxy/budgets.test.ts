@@ -169,6 +169,27 @@ describe('budgets over the real proxy', () => {
     expect((await chat()).status).toBe(200);
     expect(chatCalls()).toBe(1);
   });
+
+  // Last: its three running requests spend more than the absolute caps above leave room for.
+  it('counts the input of requests admitted before any cap, once a cap is set while they run', async () => {
+    await setBudget({});
+    harness.simulator.reset();
+    const released = Promise.withResolvers<void>();
+    harness.simulator.script(...Array.from({ length: 4 }, () => ({ kind: 'holdHeaders' as const, until: released.promise })));
+    // No output limit stated: what they may cost is their input, about 0.2 credits each (bounded above by its bytes).
+    const running = Array.from({ length: 3 }, () => chat(LARGE_PROMPT));
+    await expect.poll(chatCalls).toBe(3);
+    await setBudget({ dailyCredits: spentToday() + 0.5 });
+    let refused = false;
+    // A small request beside them: refused, or held at the gateway like them.
+    const later = chat('hello').finally(() => (refused = true));
+    await expect.poll(() => (refused ? 1 : 0) + chatCalls()).toBe(4);
+    released.resolve();
+
+    expect((await Promise.all(running)).map((reply) => reply.status)).toEqual([200, 200, 200]);
+    expect((await later).status).toBe(402);
+    expect(chatCalls()).toBe(3);
+  });
 });
 
 describe('burst limits from the config', () => {

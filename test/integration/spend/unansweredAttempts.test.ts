@@ -122,6 +122,33 @@ describe('a resend after a run the gateway may bill, under a daily cap', () => {
   });
 });
 
+describe('a resend whose cap cannot be checked', () => {
+  it('is not sent, and the row says the cap cannot be checked and why, not to raise it', async () => {
+    ledger = new SpendLedger();
+    // The log lost spend while the first run was at the gateway: the daily cap can no longer be checked.
+    const h = await startHarness({
+      profile: { prices: [PRICE], budget: { dailyCredits: 100 }, retry: { maxRetries: 3, maxRetryAfterMs: 8000 } },
+      spendGate: createSpendGate({
+        commandHint: PLAIN_HINT,
+        ledger,
+        clientBudget: () => undefined,
+        ledgerGap: () => (h.simulator.received.length > 0 ? { lastLossMs: Date.now(), reason: 'The disk was full.' } : null),
+      }),
+    });
+    harness = h;
+    h.simulator.script(...Array.from({ length: 4 }, () => ({ kind: 'status' as const, status: 504 })));
+    const ended = h.nextEnd();
+    const headers = { ...JSON_HEADERS, 'idempotency-key': 'lighthouse-gap' };
+    expect((await rawRequest(`${h.proxy.url}/v1/chat/completions`, { method: 'POST', headers, body: BODY })).status).toBe(504);
+    const notes = (await ended).logNotes?.join(' ') ?? '';
+
+    expect(h.simulator.received).toHaveLength(1);
+    expect(notes).toMatch(/Not resent: the daily cap of 100 credits for profile 'test' cannot be checked/);
+    expect(notes).toMatch(/The disk was full\./);
+    expect(notes).not.toMatch(/Raise the cap|would cross/);
+  });
+});
+
 describe('a request the gateway never had', () => {
   it('a refused connection costs nothing and says nothing of billing', async () => {
     const h = await start({ baseUrl: 'http://127.0.0.1:1/v1' });

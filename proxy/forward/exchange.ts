@@ -79,6 +79,9 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
     let step = first;
     // What a resend changed after a 400 refused a parameter: remembered once the resend's answer confirms it.
     const fixes = new RequestFixes(trace, context.learnedRefusals);
+    // Where the step's runs begin among the request's: a step fixed after a 400 is the same step, its
+    // runs before the fix held by the same hold; a fallback step's own hold starts afresh.
+    let stepRunsFrom = trace.attempts.unstated.length;
     for (;;) {
       const { plan, target } = step;
       if (plan.stream && plan.upstreamModel !== null) trace.estimateProgressWith(streamProgressEstimate(plan, target.profile));
@@ -103,6 +106,7 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
         keyLease: lease,
         spendGate: context.spendGate,
         requester: context.requester,
+        stepRunsFrom,
       });
       const fixed = fixes.fixedStep(step, result);
       if (fixed !== null) {
@@ -121,6 +125,7 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
         return step;
       }
       step = next;
+      stepRunsFrom = trace.attempts.unstated.length;
     }
   } finally {
     // An answer left unread (something threw before its reader attached) must not hold its socket.

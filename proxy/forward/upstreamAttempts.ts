@@ -65,6 +65,11 @@ export interface AttemptsInput {
   /** Asked whether the caps admit another run after runs the gateway may bill unstated (gate.ts resendAdmitted); absent: no cap to ask. */
   spendGate?: SpendGate | undefined;
   requester?: Requester | undefined;
+  /**
+   * How many of the request's runs the gateway may bill came before this step (exchange.ts): the
+   * step's own are counted from there, those of a plan a 400 fixed included; absent, all of them.
+   */
+  stepRunsFrom?: number;
 }
 
 /** Sends the request until an answer counts, retrying per docs/gateway-spec.md §7 and retryPolicy.ts. */
@@ -243,7 +248,8 @@ async function retried(input: AttemptsInput, outcome: AttemptOutcome): Promise<b
     return false;
   }
   // Each run the gateway had may be billed its input (a 504 resent for a keyed request): a run past a cap is not sent.
-  const runsBefore = trace.attempts.unstated.filter((run) => run.plan === plan).length;
+  // The step's runs, not only this plan's: one a 400 fixed (a parameter renamed) may bill the runs before the fix too.
+  const runsBefore = trace.attempts.unstated.length - (input.stepRunsFrom ?? 0);
   const refusal = runsBefore > 0 && input.spendGate !== undefined ? await resendAdmitted(input, runsBefore) : null;
   if (refusal !== null) {
     trace.notedLater(resendRefusedNote(refusal));

@@ -107,13 +107,13 @@ function upfrontCredits(
   return { credits: (inputCredits ?? 0) + (perCallCredits ?? 0) + (audioCredits ?? 0), text: parts.join(' and ') };
 }
 
+/** How a cap's refusal opens; a resend refused (upstreamAttempts.ts) tells the rest, since its earlier runs were sent. */
+export const REFUSED_LOCALLY = 'Airlock refused this request locally (nothing was sent to the gateway): ';
+
 /**
  * A daily or monthly cap whose period holds spend the ledger is missing cannot be checked: the
  * request is refused rather than spent blind. Per-request caps do not depend on the ledger.
  */
-/** How a cap's refusal opens; a resend refused (upstreamAttempts.ts) tells the rest, since its earlier runs were sent. */
-export const REFUSED_LOCALLY = 'Airlock refused this request locally (nothing was sent to the gateway): ';
-
 function ledgerGapRefusal(owners: readonly BudgetOwner[], gap: LedgerGap, nowMs: number): LocalRefusal | null {
   for (const owner of owners) {
     const budget = owner.budget;

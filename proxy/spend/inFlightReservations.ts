@@ -27,6 +27,12 @@ export interface TakenHold {
   resent: ResentRuns | null;
 }
 
+/** Runs of a step a request left, held on that step's scopes (`keepLeftRuns`). */
+export interface LeftRuns {
+  readonly scopeKeys: readonly string[];
+  readonly credits: number;
+}
+
 /** Where a request admitted without a cap is held, and what it may cost (null: nothing it states bounds it). */
 export interface PricedLater {
   scopes: readonly SpendScope[];
@@ -41,7 +47,7 @@ export class InFlightReservations<Later> {
    * Runs the gateway may bill of steps a request has left (a fallback after resent 504s): held on
    * the left step's scopes until the request ends, since they were that profile's runs.
    */
-  readonly #leftRuns = new Map<string, { scopeKeys: string[]; credits: number }[]>();
+  readonly #leftRuns = new Map<string, LeftRuns[]>();
   /** Credits held per scope, and by how many requests: the last release leaves exactly 0, not a float remainder. */
   readonly #byScope = new Map<string, { credits: number; requests: number }>();
   /**
@@ -80,14 +86,28 @@ export class InFlightReservations<Later> {
     this.#addToScopes(scopeKeys, credits);
   }
 
-  /** Holds the runs of a step the request left on that step's scopes until the request ends. */
-  keepLeftRuns(requestId: string, scopes: readonly SpendScope[], credits: number): void {
-    if (credits <= 0) return;
-    const scopeKeys = scopes.map(scopeKey);
+  /**
+   * Holds the runs of a step the request left on that step's scopes until the request ends; returns
+   * them (null: nothing to hold) for `dropLeftRuns`, should the step they were kept for be refused.
+   */
+  keepLeftRuns(requestId: string, scopes: readonly SpendScope[], credits: number): LeftRuns | null {
+    if (credits <= 0) return null;
+    const runs: LeftRuns = { scopeKeys: scopes.map(scopeKey), credits };
     const left = this.#leftRuns.get(requestId);
-    if (left === undefined) this.#leftRuns.set(requestId, [{ scopeKeys, credits }]);
-    else left.push({ scopeKeys, credits });
-    this.#addToScopes(scopeKeys, credits);
+    if (left === undefined) this.#leftRuns.set(requestId, [runs]);
+    else left.push(runs);
+    this.#addToScopes(runs.scopeKeys, credits);
+    return runs;
+  }
+
+  /** Takes back runs `keepLeftRuns` held: the step was refused, and the hold they were part of goes back whole. */
+  dropLeftRuns(requestId: string, runs: LeftRuns): void {
+    const left = this.#leftRuns.get(requestId);
+    const at = left?.indexOf(runs) ?? -1;
+    if (left === undefined || at < 0) return;
+    left.splice(at, 1);
+    if (left.length === 0) this.#leftRuns.delete(requestId);
+    this.#takeFromScopes(runs.scopeKeys, runs.credits, 1);
   }
 
   #addToScopes(scopeKeys: readonly string[], credits: number): void {

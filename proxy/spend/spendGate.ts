@@ -133,7 +133,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
 
   /**
    * A fallback step on `input.profile`: its budgets (without the request's own hold, which moves
-   * with it) and, for another profile, its auth breaker (the request's own passed at admission, and
+   * with it, but beside the runs of the step left it may be billed) and, for another profile, its auth breaker (the request's own passed at admission, and
    * may be this very request's probe). Admitted, the request's hold moves to the step's profile at
    * the step's prices, so concurrent requests see the spend where it will land; refused, it stays.
    * The burst guard is the client's, already passed at admission, whatever profile answers.
@@ -142,16 +142,19 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     const atMs = nowMs();
     const scopes = scopesOf(input);
     const held = reservations.take(input.requestId);
+    // Runs the gateway may bill on the step left were that profile's and client's: they stay on those
+    // caps until the request ends, held before the check, so a step on the same profile or for the same
+    // client is checked beside them rather than where they leave no room.
+    const leftRuns = held?.resent ? reservations.keepLeftRuns(input.requestId, held.scopes, held.resent.runsCredits) : null;
     const capped = needsInputEstimate(input.identity, input.profile);
     const upfront = upfrontOf(input, capped);
     const refusal =
       (capped ? budgetRefusal(input, scopes, upfront, atMs) : null) ?? (input.ownProfile ? null : breakerRefusal(input, atMs, apiKey));
     if (refusal !== null) {
+      if (leftRuns !== null) reservations.dropLeftRuns(input.requestId, leftRuns);
       if (held !== null) reservations.reserve(input.requestId, held.scopes, held.credits, held.resent);
       return refusal;
     }
-    // Runs the gateway may bill on the step left were that profile's: they stay on its caps until the request ends.
-    if (held?.resent) reservations.keepLeftRuns(input.requestId, held.scopes, held.resent.runsCredits);
     hold(input, scopes, upfront, capped);
     return null;
   }

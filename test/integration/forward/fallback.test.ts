@@ -330,3 +330,28 @@ describe('keys', () => {
     }
   });
 });
+
+describe('a fallback step admitted while its profile had no cap', () => {
+  it('holds its input once a cap set while it runs is read: a request beside it is not let past the cap', async () => {
+    // A profile of its own: its day's spend starts at nothing whatever the tests above spent.
+    await call(
+      '/profiles',
+      send('POST', { id: 'spare', name: 'Spare', baseUrl: backup.baseUrl, modelAliases: { 'gpt-4o-mini': 'qwen-plus' } }),
+    );
+    await call('/profiles/spare/key', send('PUT', { key: BACKUP_KEY }));
+    await call('/profiles/spare', send('PUT', { prices: [{ model: 'qwen-plus', inputPer1M: 1_000_000 }] }));
+    await setMain([{ profileId: 'spare' }]);
+    harness.simulator.script({ kind: 'status', status: 503 }, { kind: 'status', status: 503 });
+    const held = backup.holdNext('/chat/completions');
+    // About 2,000 input tokens, no output limit: its input is all it states it may cost (a credit a token).
+    const running = post('/v1/chat/completions', chatBody({ messages: [{ role: 'user', content: 'word '.repeat(2000) }] }));
+    await held.arrived;
+    await call('/profiles/spare', send('PUT', { budget: { dailyCredits: 1000 } }));
+
+    const beside = await post('/v1/chat/completions', chatBody());
+    held.release();
+    expect((await running).status).toBe(200);
+    expect(beside.status).toBe(503);
+    expect(chatsTo(backup)).toHaveLength(1);
+  });
+});

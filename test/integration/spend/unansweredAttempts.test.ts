@@ -7,6 +7,7 @@ import { SpendLedger } from '../../../proxy/spend/spendLedger.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
+import { MAX_TOKENS_REFUSAL } from '../../support/maxTokensRefusal.ts';
 
 /**
  * A request the gateway had whole but never answered with usage: the client gone before the
@@ -119,6 +120,30 @@ describe('a resend after a run the gateway may bill, under a daily cap', () => {
     expect(end.costCredits).toBeCloseTo(INPUT_CREDITS * runs, 12);
     expect(end.logNotes?.join(' ')).toMatch(/Not resent: another run would cross the daily budget cap/);
     expect(spentToday()).toBeLessThanOrEqual(INPUT_CREDITS * capInInputs);
+  });
+});
+
+describe('a resend after a 400 fixed the request, under a daily cap', () => {
+  it('counts the runs before the fix: a fixed request is the same step, its runs may be billed alike', async () => {
+    const body = chatBody({ max_tokens: 10, messages: JSON.parse(BODY).messages });
+    // Each run's input and its 10 output tokens: room for two and a half runs.
+    const runCredits = INPUT_CREDITS + (10 * PRICE.outputPer1M) / 1e6;
+    const cap = runCredits * 2.5;
+    const h = await start({ budget: { dailyCredits: cap }, retry: { maxRetries: 3, maxRetryAfterMs: 8000 } });
+    h.simulator.script(
+      { kind: 'status', status: 504 },
+      { kind: 'status', status: 400, body: JSON.parse(MAX_TOKENS_REFUSAL.bodyText) },
+      ...Array.from({ length: 3 }, () => ({ kind: 'status' as const, status: 504 })),
+    );
+    const ended = h.nextEnd();
+    const headers = { ...JSON_HEADERS, 'idempotency-key': 'lighthouse-fixed' };
+    expect((await rawRequest(`${h.proxy.url}/v1/chat/completions`, { method: 'POST', headers, body })).status).toBe(504);
+    const end = await ended;
+
+    // 504, the 400 (ran nothing), the fixed request's 504; a third run may be billed, past the cap: not sent.
+    expect(h.simulator.received).toHaveLength(3);
+    expect(end.logNotes?.join(' ')).toMatch(/Not resent: another run would cross the daily budget cap/);
+    expect(spentToday()).toBeLessThanOrEqual(cap);
   });
 });
 

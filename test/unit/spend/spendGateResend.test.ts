@@ -80,6 +80,48 @@ describe('a hold a resend grew (runs the gateway may bill)', () => {
   });
 });
 
+describe('a fallback step after runs the gateway may bill', () => {
+  const CURSOR = { kind: 'client', clientName: 'cursor' } as const;
+
+  it("is checked beside them on the client's cap they stay on", () => {
+    const { gate, input } = setup({ clientBudgets: { cursor: { dailyCredits: 7 } } });
+    const request = input({ estimatedInputTokens: 1_000_000 }); // 2 credits a run
+    expect(gate.check(request)).toBeNull();
+    expect(gate.admitResend?.(request, 2)).toBeNull(); // three runs: 6 of the client's 7 credits
+    // Another run on 'other' is 2 credits more for the same client: 8 would cross its 7.
+    expect(gate.admitStep({ ...request, profile: other, ownProfile: false })?.errorClass).toBe('budget_exceeded');
+    expect(gate.reservations.reservedCredits(CURSOR)).toBeCloseTo(6, 9);
+    gate.recordOutcome({ ...request, profileId: 'work', status: 504, keyRejected: false, costCredits: null, startedAtMs: 0, atMs: 0 });
+    expect(gate.reservations.reservedCredits(CURSOR)).toBe(0);
+    expect(gate.reservations.requestCount).toBe(0);
+  });
+
+  it("is checked beside them on its own profile's cap (another model of it)", () => {
+    const { gate, input } = setup({ profile: { budget: { dailyCredits: 7 } } });
+    const request = input({ estimatedInputTokens: 1_000_000 });
+    expect(gate.check(request)).toBeNull();
+    expect(gate.admitResend?.(request, 2)).toBeNull();
+    expect(gate.admitStep({ ...request, ownProfile: true })?.errorClass).toBe('budget_exceeded');
+    expect(gate.reservations.reservedCredits(WORK)).toBeCloseTo(6, 9);
+  });
+
+  it('leaves nothing held when the request ends, after resends, a refused step and steps admitted', () => {
+    const { gate, input } = setup({ profile: { budget: { dailyCredits: 100 } } });
+    const request = input({ estimatedInputTokens: 1_000_000 });
+    expect(gate.check(request)).toBeNull();
+    expect(gate.admitResend?.(request, 1)).toBeNull();
+    const tight = profileSchema.parse({ ...other, budget: { dailyCredits: 0.1 } });
+    expect(gate.admitStep({ ...request, profile: tight, ownProfile: false })).not.toBeNull();
+    expect(gate.admitStep({ ...request, ownProfile: true })).toBeNull();
+    expect(gate.admitResend?.(request, 2)).toBeNull();
+    expect(gate.admitStep({ ...request, profile: other, ownProfile: false, estimatedInputTokens: null })).toBeNull();
+    gate.recordOutcome({ ...request, profileId: 'other', status: 200, keyRejected: false, costCredits: 0, startedAtMs: 0, atMs: 0 });
+    expect(gate.reservations.reservedCredits(WORK)).toBe(0);
+    expect(gate.reservations.reservedCredits(CURSOR)).toBe(0);
+    expect(gate.reservations.requestCount).toBe(0);
+  });
+});
+
 describe('a request admitted while no cap applied', () => {
   it('holds its input at the bound its plan gives, once a cap set while it runs reads the holds', () => {
     const budgets: Record<string, Budget> = {};

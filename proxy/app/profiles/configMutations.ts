@@ -1,3 +1,4 @@
+import { CLIENT_TOKEN_PREFIX, CONTROL_TOKEN_PREFIX } from '../../contracts/clientTokens.ts';
 import type { ClientTokenRecord, ConfigFile, Settings } from '../../contracts/config.ts';
 import { fallbackProblems, profileSchema, type Profile, type ProfileInput } from '../../contracts/profile.ts';
 import { normalizeBaseUrl } from '../../core/baseUrl.ts';
@@ -142,8 +143,14 @@ export function requireProfile(config: ConfigFile, id: string): Profile {
  * refusal, on a terminal or a CI log. Judged by the shapes the log masks as secrets; no profile id has them.
  */
 export function looksLikeKey(text: string): boolean {
-  return redactSecrets(text) !== text;
+  return redactSecrets(text) !== text || OWN_TOKEN.test(text);
 }
+
+/**
+ * Airlock's own client and control tokens: base64url, whose `_` and `-` can cut a token into runs too short for the
+ * random-run shape, so a pasted token was repeated or not by chance (a test's random token, one run in several).
+ */
+const OWN_TOKEN = new RegExp(`(?:${CLIENT_TOKEN_PREFIX}|${CONTROL_TOKEN_PREFIX})[A-Za-z0-9_-]{16,}`);
 
 /**
  * Whether a name or id given to be kept holds a key: a word with the secret shapes that is also key-long (24 characters

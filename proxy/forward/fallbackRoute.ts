@@ -4,7 +4,8 @@ import type { FallbackHop } from '../contracts/log.ts';
 import { isLocalRefusal, type LocalRefusal, type SpendGate, type TargetResolver, type UpstreamTarget } from '../contracts/ports.ts';
 import type { FallbackEntry } from '../contracts/profile.ts';
 import { idempotencyKeyOf } from '../spend/idempotencyRequest.ts';
-import { quickInputBound, quickInputEstimate } from './accounting.ts';
+import { quickInputEstimate } from './accounting.ts';
+import { spendCheckInput } from './gate.ts';
 import { decideFallback, type FailedStep } from './fallback.ts';
 import type { ExchangePlan } from './plan.ts';
 import { buildPlan, type NativeProtocolCheck, type ModelRefusalsCheck } from './planner.ts';
@@ -151,26 +152,9 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
   function admitStep(target: UpstreamTarget, plan: ExchangePlan): LocalRefusal | null {
     const gate = services.spendGate;
     if (gate === undefined) return null;
-    return gate.admitStep(
-      {
-        ownProfile: target.profile.id === origin.profile.id,
-        requestId: trace.requestId,
-        identity,
-        profile: target.profile,
-        keyFromEnvironment: target.keyFromEnvironment === true,
-        method: gated.method,
-        upstreamPath: plan.upstreamPath,
-        upstreamModel: plan.upstreamModel,
-        routedFrom: plan.routedFrom,
-        outputTokensBound: plan.outputTokensBound,
-        callsBound: plan.callsBound,
-        uploadAudio: plan.uploadAudio,
-        estimatedInputTokens: gate.needsInputEstimate(identity, target.profile) ? quickInputEstimate(plan).tokens : null,
-        inputSource: plan,
-        inputBoundOf: quickInputBound,
-      },
-      target.apiKey,
-    );
+    const estimatedInputTokens = gate.needsInputEstimate(identity, target.profile) ? quickInputEstimate(plan).tokens : null;
+    const input = spendCheckInput(trace.requestId, gated, target.profile, plan, estimatedInputTokens, target.keyFromEnvironment === true);
+    return gate.admitStep({ ...input, ownProfile: target.profile.id === origin.profile.id }, target.apiKey);
   }
 
   return {

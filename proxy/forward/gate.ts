@@ -45,26 +45,12 @@ export function gate(planned: Planned, services: GateServices): GateOutcome | Pr
 }
 
 function checkBudgets(planned: Planned, services: GateServices, firstOfKey: IdempotencyTicket | null): GateOutcome | Promise<GateOutcome> {
-  const { trace, plan, target, identity, stop } = planned;
+  const { trace, plan, target, stop } = planned;
   const { spendGate } = services;
   if (!spendGate) return passed(planned, firstOfKey, null);
   // The one object a request without caps makes here: the gate keeps it as it is until the request ends.
-  const spendInput: SpendCheckInput = {
-    requestId: trace.requestId,
-    identity,
-    profile: target.profile,
-    keyFromEnvironment: 'keyFromEnvironment' in target && target.keyFromEnvironment === true,
-    method: planned.method,
-    upstreamPath: plan.upstreamPath,
-    upstreamModel: plan.upstreamModel,
-    routedFrom: plan.routedFrom,
-    estimatedInputTokens: null,
-    outputTokensBound: plan.outputTokensBound,
-    callsBound: plan.callsBound,
-    uploadAudio: plan.uploadAudio,
-    inputSource: plan,
-    inputBoundOf: quickInputBound,
-  };
+  const keyFromEnvironment = 'keyFromEnvironment' in target && target.keyFromEnvironment === true;
+  const spendInput = spendCheckInput(trace.requestId, planned, target.profile, plan, null, keyFromEnvironment);
   const apiKey = 'apiKey' in target ? target.apiKey : undefined;
   const refusal = checkSpend(spendGate, spendInput, apiKey, plan, stop.signal);
   if (refusal instanceof Promise) return refusal.then((counted) => passed(planned, firstOfKey, counted));
@@ -146,20 +132,36 @@ export async function resendAdmitted(ask: ResendAsk, runsBefore: number): Promis
   const { spendGate, requester, plan, profile } = ask;
   if (spendGate?.admitResend === undefined || requester === undefined) return null;
   if (!spendGate.needsInputEstimate(requester.identity, profile)) return null;
-  return spendGate.admitResend(
-    {
-      requestId: ask.trace.requestId,
-      identity: requester.identity,
-      profile,
-      method: requester.method,
-      upstreamPath: plan.upstreamPath,
-      upstreamModel: plan.upstreamModel,
-      routedFrom: plan.routedFrom,
-      estimatedInputTokens: await estimateInputTokens(plan),
-      outputTokensBound: plan.outputTokensBound,
-      callsBound: plan.callsBound,
-      uploadAudio: plan.uploadAudio,
-    },
-    runsBefore,
-  );
+  return spendGate.admitResend(spendCheckInput(ask.trace.requestId, requester, profile, plan, await estimateInputTokens(plan)), runsBefore);
+}
+
+/**
+ * What the spend gate reads of a request sent with `plan` to `profile`, in one shape wherever it asks
+ * (admission, a fallback step, a resend): the plan itself is the source of a cheap input bound, should
+ * a cap set while the request runs ask for one.
+ */
+export function spendCheckInput(
+  requestId: string,
+  requester: Requester,
+  profile: Profile,
+  plan: ExchangePlan,
+  estimatedInputTokens: number | null,
+  keyFromEnvironment = false,
+): SpendCheckInput {
+  return {
+    requestId,
+    identity: requester.identity,
+    profile,
+    keyFromEnvironment,
+    method: requester.method,
+    upstreamPath: plan.upstreamPath,
+    upstreamModel: plan.upstreamModel,
+    routedFrom: plan.routedFrom,
+    estimatedInputTokens,
+    outputTokensBound: plan.outputTokensBound,
+    callsBound: plan.callsBound,
+    uploadAudio: plan.uploadAudio,
+    inputSource: plan,
+    inputBoundOf: quickInputBound,
+  };
 }

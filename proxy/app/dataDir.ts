@@ -43,6 +43,9 @@ function nonEmpty(value: string | undefined): string | undefined {
   return trimmed ? trimmed : undefined;
 }
 
+/** The way out every data directory problem offers besides its own fix. */
+const ANOTHER_DATA_DIR = 'give Airlock another data directory with --data-dir or AIRLOCK_DATA_DIR';
+
 /** The data directory cannot be written (its permissions, a read-only or full disk): said with the directory and the way out. */
 export class DataDirUnwritableError extends Error {
   constructor(dataDir: string, reason: string) {
@@ -71,7 +74,7 @@ export class DataDirIsAFileError extends Error {
   constructor(dataDir: string, file: string) {
     super(
       `Airlock cannot use ${dataDir} as its data directory: ${file} is a file, not a folder. ` +
-        'Move or rename that file, or give Airlock another data directory with --data-dir or AIRLOCK_DATA_DIR.',
+        `Move or rename that file, or ${ANOTHER_DATA_DIR}.`,
     );
     this.name = 'DataDirIsAFileError';
   }
@@ -87,7 +90,7 @@ export class DataDirLinkToNothingError extends Error {
     const what = path.resolve(link) === path.resolve(dataDir) ? `${dataDir} is a link` : `${link}, a folder above it, is a link`;
     super(
       `Airlock cannot use ${dataDir} as its data directory: ${what} to ${target}, which does not exist. ` +
-        'Connect the disk it is on (or make that folder), or remove the link, or give Airlock another data directory with --data-dir or AIRLOCK_DATA_DIR.',
+        `Connect the disk it is on (or make that folder), or remove the link, or ${ANOTHER_DATA_DIR}.`,
     );
     this.name = 'DataDirLinkToNothingError';
   }
@@ -104,7 +107,7 @@ export class DataDirOwnedByAnotherError extends Error {
     const what = path.resolve(target) === path.resolve(dataDir) ? `its data directory ${dataDir}` : `${target} in its data directory`;
     super(
       `Airlock cannot open ${what}: it belongs to another user (uid ${ownerUid}), as files made by a run with sudo do. ` +
-        `Give the directory back to your user with \`sudo chown -R "$USER" ${shellWord(dataDir)}\`, or give Airlock another data directory with --data-dir or AIRLOCK_DATA_DIR.`,
+        `Give the directory back to your user with \`sudo chown -R "$USER" ${shellWord(dataDir)}\`, or ${ANOTHER_DATA_DIR}.`,
     );
     this.name = 'DataDirOwnedByAnotherError';
   }

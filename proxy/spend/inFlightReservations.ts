@@ -1,10 +1,5 @@
 import { scopeKey, type SpendScope } from './spendLedger.ts';
 
-/**
- * Estimated credits of admitted requests that have not ended yet. Spend is only known when a
- * request ends, so without this fifty parallel requests from an agent would each be checked
- * against a total that none of the others has reached yet, and together overshoot a cap.
- */
 /** What a resend after runs the gateway may bill added to a hold (spendGate.ts admitResend). */
 export interface ResentRuns {
   /** The hold as the resend counted it: a later count of the input (shrink) lowers it no further. */
@@ -39,7 +34,13 @@ export interface PricedLater {
   credits: number | null;
 }
 
-/** `Later`: what a request admitted without a cap keeps to be priced by, should a cap ask (spendGate.ts keeps its check input). */
+/**
+ * Estimated credits of admitted requests that have not ended yet. Spend is only known when a
+ * request ends, so without this fifty parallel requests from an agent would each be checked
+ * against a total that none of the others has reached yet, and together overshoot a cap.
+ *
+ * `Later`: what a request admitted without a cap keeps to be priced by, should a cap ask (spendGate.ts keeps its check input).
+ */
 export class InFlightReservations<Later> {
   readonly #priceLater: (later: Later) => PricedLater;
   readonly #byRequest = new Map<string, Reservation>();

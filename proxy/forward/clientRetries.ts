@@ -20,10 +20,29 @@ import type { IncomingHttpHeaders } from 'node:http';
  */
 export function clientRetriesItself(headers: IncomingHttpHeaders): boolean {
   if (headers['x-stainless-retry-count'] !== undefined) return true;
-  const originator = headers['originator'];
-  if (typeof originator === 'string' && CODEX_ORIGINATOR.test(originator)) return true;
+  if (isCodex(headers)) return true;
   const userAgent = headers['user-agent'];
   return typeof userAgent === 'string' && AI_SDK_USER_AGENT.test(userAgent);
+}
+
+/**
+ * The status a final answer (`x-should-retry: false`: no resend changes it) goes to this client
+ * with. Codex reads no `x-should-retry` and resends a request after any status but 400, 401 and 429
+ * (and 426, its WebSocket's way to HTTP), five times by default with "Reconnecting... n/5" on its
+ * screen: a budget cap's 402 reached Airlock six times over about 8.5 s before Codex printed it.
+ * At a 400 it stops at once and prints the body, which holds the cause and the fix (checked with
+ * Codex 0.169, test/integration/clients/codexRefusals.test.ts). Other clients get the status as it is.
+ */
+export function finalAnswerStatus(headers: IncomingHttpHeaders, status: number): number {
+  const resent = status >= 400 && status < 500 && !CODEX_STOPS_AT.has(status);
+  return resent && isCodex(headers) ? 400 : status;
+}
+
+const CODEX_STOPS_AT = new Set([400, 401, 426, 429]);
+
+function isCodex(headers: IncomingHttpHeaders): boolean {
+  const originator = headers['originator'];
+  return typeof originator === 'string' && CODEX_ORIGINATOR.test(originator);
 }
 
 /** Every Codex front end's originator, `Codex Desktop` as well as `codex_cli_rs`. */

@@ -145,19 +145,19 @@ async function firstFallbackStep(context: ExchangeContext, target: HeldTarget, w
     return null;
   }
   const { refusal } = target.unsent;
-  context.trace.failed(refusal.errorClass, refusal.message, refusal.status);
-  sendRefusal(context.res, plan.protocol, refusal);
+  const status = sendRefusal(context.res, plan.protocol, refusal);
+  context.trace.failed(refusal.errorClass, refusal.message, status);
   return null;
 }
 
 /** The body's own refusal ends the exchange: a contradicting body is refused again as sent; a stalled upload may go through when sent again. */
 function refuseBody(context: ExchangeContext, refusal: LocalRefusal): void {
-  context.trace.failed(refusal.errorClass, refusal.message, refusal.status);
-  sendRefusal(
+  const status = sendRefusal(
     context.res,
     context.plan.protocol,
     explainError(refusal.errorClass).retryable ? refusal : { ...refusal, headers: { 'x-should-retry': 'false' } },
   );
+  context.trace.failed(refusal.errorClass, refusal.message, status);
 }
 
 function failedStep(result: AttemptsResult, mayHaveRun: boolean): FailedStep | null {
@@ -229,8 +229,8 @@ async function answer(
   trace.answerComplete();
   if (result.kind === 'pool_exhausted') {
     // The gateway's 429 is in the log; the client learns that the whole pool waits, and for how long.
-    trace.failed(result.refusal.errorClass, result.refusal.message, result.refusal.status);
-    sendRefusal(res, plan.protocol, result.refusal);
+    const status = sendRefusal(res, plan.protocol, result.refusal);
+    trace.failed(result.refusal.errorClass, result.refusal.message, status);
     return;
   }
   const upstream = extractUpstreamError(result.bodyText);
@@ -298,8 +298,8 @@ function replyAborted(context: ExchangeContext, step: SendableStep, reason: Abor
   // The total clock runs from the exchange's start, the upload included: what ran out is the client's upload, not the gateway.
   if (reason === 'timeout_total' && uploading) {
     const refusal = arriving.stalledAtTotalTimeout(target.profile.timeouts.totalTimeoutMs, true);
-    trace.failed(refusal.errorClass, refusal.message, refusal.status);
-    sendRefusal(res, plan.protocol, refusal);
+    const status = sendRefusal(res, plan.protocol, refusal);
+    trace.failed(refusal.errorClass, refusal.message, status);
     return;
   }
   const detail: ErrorDetail = reason === 'timeout_total' ? { timeoutMs: target.profile.timeouts.totalTimeoutMs } : {};

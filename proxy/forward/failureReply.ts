@@ -4,7 +4,7 @@ import { explainError, statusForClass, type ExchangeFailureClass } from '../core
 import { isUnknownIssuerCode } from '../core/osCaStore.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import { adapterNamed } from '../protocols/registry.ts';
-import { errorBodyFor, errorStatusFor, sendJson, type ErrorDetail } from './replies.ts';
+import { answeredStatus, errorBodyFor, errorStatusFor, sendJson, type ErrorDetail } from './replies.ts';
 import type { RequestTrace } from './trace.ts';
 
 export interface ExchangeFailure {
@@ -49,16 +49,15 @@ export function replyFailure(
   if (failure.retryAfterMs) headers['retry-after-ms'] = failure.retryAfterMs;
   if (upstreamRequestId) headers[adapterNamed(protocol).errors.requestIdHeader] = upstreamRequestId;
   const untrustedCertificate = errorClass === 'network' && isUnknownIssuerCode(failure.detail.errorCode);
-  if (
+  const final =
     !explainError(errorClass, failure.detail.errorCode).retryable ||
     errorClass === 'proxy_stopping' ||
     failure.refusesRetry === true ||
-    untrustedCertificate
-  ) {
-    headers['x-should-retry'] = 'false';
-  }
-  trace.failed(errorClass, failure.cause ?? JSON.stringify(body), status, failure.detail.errorCode);
-  sendJson(res, status, body, headers);
+    untrustedCertificate;
+  if (final) headers['x-should-retry'] = 'false';
+  const sentStatus = answeredStatus(res, status, final);
+  trace.failed(errorClass, failure.cause ?? JSON.stringify(body), sentStatus, failure.detail.errorCode);
+  sendJson(res, sentStatus, body, headers);
 }
 
 /** The gateway's error answer as the log keeps it: its headers and the start of its body, key masked. */

@@ -168,6 +168,6 @@ function refuse(request: ForwardRequest, refused: Refused): void {
   }
   if (!trace.started) beginTrace(request, refused.known);
   trace.failed(refusal.errorClass, refusal.message);
-  sendRefusal(res, protocol, refusal);
-  trace.ended(refusal.status, { usage: null, usageSource: null, costCredits: null });
+  const status = sendRefusal(res, protocol, refusal);
+  trace.ended(status, { usage: null, usageSource: null, costCredits: null });
 }

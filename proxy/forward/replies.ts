@@ -5,6 +5,7 @@ import type { ClientProtocol } from '../contracts/usage.ts';
 import type { ClientErrorDetail } from '../core/errorClass.ts';
 import { adapterNamed } from '../protocols/registry.ts';
 import { writeAnswerHead } from './answerHead.ts';
+import { finalAnswerStatus } from './clientRetries.ts';
 
 export type ErrorDetail = ClientErrorDetail;
 
@@ -30,6 +31,17 @@ export function sendJson(res: ServerResponse, status: number, body: object, head
   res.end(payload);
 }
 
-export function sendRefusal(res: ServerResponse, protocol: ClientProtocol, refusal: LocalRefusal): void {
-  sendJson(res, refusal.status, adapterNamed(protocol).errors.refusalBody(refusal), refusal.headers);
+/**
+ * Answers a refusal in the client's protocol; returns the status sent, which the row keeps. A final
+ * refusal goes with the status at which the client stops resending it (clientRetries.ts).
+ */
+export function sendRefusal(res: ServerResponse, protocol: ClientProtocol, refusal: LocalRefusal): number {
+  const status = answeredStatus(res, refusal.status, refusal.headers?.['x-should-retry'] === 'false');
+  sendJson(res, status, adapterNamed(protocol).errors.refusalBody(refusal), refusal.headers);
+  return status;
+}
+
+/** The status a failure goes to the client with; `final`: no resend changes it (`x-should-retry: false`). */
+export function answeredStatus(res: ServerResponse, status: number, final: boolean): number {
+  return final ? finalAnswerStatus(res.req.headers, status) : status;
 }

@@ -88,9 +88,10 @@ const TOOLS: Tool[] = [
     run: (run) => runCodexExec({ ...run, codexProvider: { maxRetries: CODEX_RETRIES } }),
     model: 'gpt-5-codex',
     protocol: 'responses',
-    // Codex sends a turn again after any status but 400, 401 and 429, as it does to OpenAI itself; an
-    // empty balance is OpenAI's 429 insufficient_quota to a Responses client, which it stops at and words itself.
-    requestsPerFailure: { brokenStream: 1 + CODEX_RETRIES, refusal: 1 + CODEX_RETRIES, emptyBalance: 1 },
+    // Codex sends a turn again after any status but 400, 401 and 429, as it does to OpenAI itself:
+    // a final refusal reaches it as a 400 (clientRetries.ts finalAnswerStatus), and an empty balance as
+    // OpenAI's 429 insufficient_quota to a Responses client, which it stops at and words itself.
+    requestsPerFailure: { brokenStream: 1 + CODEX_RETRIES, refusal: 1, emptyBalance: 1 },
     emptyBalancePrinted: /Quota exceeded\. Check your plan and billing details/,
     overflowPrinted: /ran out of room in the model's context window/,
   },
@@ -290,7 +291,7 @@ describe.each(TOOLS)('$name refused by the gateway', (tool) => {
       const through = await turn(translated, tool, times(fault('/chat/completions')));
 
       expect(through.result.exitCode, transcript(through.result)).not.toBe(0);
-      expect(through.gatewayRequests).toBe(direct.gatewayRequests);
+      expect(through.gatewayRequests).toBeLessThanOrEqual(direct.gatewayRequests);
       expect(through.gatewayRequests).toBe(emptyBalance ? tool.requestsPerFailure.emptyBalance : tool.requestsPerFailure.refusal);
       expect(printed(through.result), transcript(through.result)).toMatch((emptyBalance && tool.emptyBalancePrinted) || said);
       expect(through.exchanges.every(({ end }) => end.usage === null && end.costCredits === null)).toBe(true);

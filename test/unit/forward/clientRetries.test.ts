@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { clientRetriesItself } from '../../../proxy/forward/clientRetries.ts';
+import { clientRetriesItself, finalAnswerStatus } from '../../../proxy/forward/clientRetries.ts';
 
 describe('clientRetriesItself', () => {
   it.each([
@@ -27,5 +27,25 @@ describe('clientRetriesItself', () => {
     ['nothing said', {}, false],
   ])('%s -> %s', (_label, headers, expected) => {
     expect(clientRetriesItself(headers)).toBe(expected);
+  });
+});
+
+describe('finalAnswerStatus', () => {
+  const codex = { originator: 'codex_cli_rs' };
+  it.each([
+    ['a budget cap to Codex', codex, 402, 400],
+    ['a refusal (paused, key breaker) to Codex', codex, 403, 400],
+    ['a model not found to Codex', codex, 404, 400],
+    ['a body over the limit to Codex', codex, 413, 400],
+    ['a 400 to Codex', codex, 400, 400],
+    ['a missing client token to Codex', codex, 401, 401],
+    ['the WebSocket handshake to Codex, its way to HTTP', codex, 426, 426],
+    ['an empty balance to Codex (429 insufficient_quota)', codex, 429, 429],
+    ['a stopping Airlock to Codex', codex, 503, 503],
+    ['a budget cap to the OpenAI SDK', { 'x-stainless-retry-count': '0' }, 402, 402],
+    ['a refusal to the AI SDK', { 'user-agent': 'ai-sdk/openai-compatible/1.0.19' }, 403, 403],
+    ['a refusal to curl', { 'user-agent': 'curl/8.5.0' }, 403, 403],
+  ])('%s', (_label, headers, status, expected) => {
+    expect(finalAnswerStatus(headers, status)).toBe(expected);
   });
 });

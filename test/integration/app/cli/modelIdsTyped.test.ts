@@ -83,3 +83,17 @@ describe('a line separator or control character in a model id or a profile name'
     expect(configText()).not.toContain('Work');
   });
 });
+
+describe('a gateway key pasted into the base URL', () => {
+  it.each([
+    ['profile', 'add', 'other', '--base-url', `https://gw.example/${SENTINEL_KEY}/v1`],
+    ['profile', 'set', 'main', '--base-url', `https://gw.example/${LOWERCASE_KEY}/v1`],
+  ])('before /v1 is refused, unrepeated and unsaved: %j', async (...args) => {
+    const key = args.at(-1)?.split('/')[3] ?? '';
+    const run = await airlock(args);
+    expect(run.exitCode).not.toBe(0);
+    expect(run.stderr).toContain('looks like a gateway key in its path');
+    expect(findSentinel(run.stdout + run.stderr, key)).toBeNull();
+    expect(findSentinel(configText(), key)).toBeNull();
+  });
+});

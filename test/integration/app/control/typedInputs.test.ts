@@ -38,3 +38,44 @@ describe("the window's key field", () => {
     expect(configText()).not.toContain('spare');
   });
 });
+
+describe("the window's model id fields", () => {
+  it.each([
+    ['PUT', '/profiles/main', { modelAliases: { fast: SENTINEL_KEY } }],
+    ['PUT', '/profiles/main', { modelRoutes: [{ pattern: 'gpt-*', target: SENTINEL_KEY }] }],
+    ['PUT', '/profiles/main', { fallbacks: [{ model: SENTINEL_KEY }] }],
+    ['PUT', '/profiles/main/prices', { prices: [{ model: SENTINEL_KEY, inputPer1M: 1 }] }],
+    ['POST', '/connect/aider/apply', { model: SENTINEL_KEY }],
+  ])('%s %s refuses a gateway key as a model id, unrepeated and unsaved (%#)', async (method, route, body) => {
+    const refused = await refusal(route, send(method, body));
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.message).toContain('the model id looks like a gateway key');
+    expect(findSentinel(refused.text)).toBeNull();
+    expect(findSentinel(configText())).toBeNull();
+  });
+
+  it.each([
+    [
+      'PUT',
+      '/profiles/main',
+      { modelAliases: { 'fast\u2028': 'gpt-4o' } },
+      'modelAliases: a model id',
+      'U+2028 (a line separator) at character 5',
+    ],
+    [
+      'PUT',
+      '/profiles/main/prices',
+      { prices: [{ model: 'gpt\u2029x' }] },
+      'prices: a model id',
+      'U+2029 (a paragraph separator) at character 4',
+    ],
+    ['PUT', '/profiles/main', { name: 'Main\u001b[2J' }, 'the name', 'U+001B (an escape character) at character 5'],
+    ['POST', '/connect/aider/apply', { model: 'gpt\u2028x' }, 'model: a model id', 'U+2028 (a line separator) at character 4'],
+  ])('%s %s refuses a line separator or control character, naming it (%#)', async (method, route, body, what, named) => {
+    const refused = await refusal(route, send(method, body));
+    expect(refused.status).toBeGreaterThanOrEqual(400);
+    expect(refused.message).toContain(what);
+    expect(refused.message).toContain(named);
+    expect(configText()).not.toMatch(/\\u20(28|29)|\\u001b/);
+  });
+});

@@ -64,7 +64,7 @@ export function tooSmallToStore(source: string): string {
  * A number past the largest double (about 1.8e308, so 1e400) reads as Infinity: a field took it, and sent as JSON it
  * became null, refused with "expected number, received null", naming neither the text nor the cause.
  */
-export function tooLargeToStore(source: string): string {
+function tooLargeToStore(source: string): string {
   return `'${source}' is too large to store: past about 1.8e308 a number reads as infinite; write the number meant`;
 }
 

@@ -187,7 +187,7 @@ function refuseUnfitName(name: string): void {
  * model): kept, it sat in airlock.json or the tool's own config file in clear, and was listed and sent to the gateway as
  * the model. Never repeated. A control character or U+2028 in the id broke the file it was written into (aider's YAML).
  */
-export function refuseUnfitModelId(model: string, field: string): void {
+function refuseUnfitModelId(model: string, field: string): void {
   if (holdsKey(model)) throw new ConfigEditError(`${field}: ${KEY_AS_MODEL}`);
   const found = lineBreakingCharacter(model);
   if (found !== null) throw new ConfigEditError(`${field}: ${modelIdCharacterRefusal(found)}`);

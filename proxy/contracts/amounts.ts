@@ -60,18 +60,29 @@ export function tooSmallToStore(source: string): string {
   return `'${source}' is too small to store: it would read as 0 and make the model free (write 0 if it is free)`;
 }
 
+/**
+ * A number past the largest double (about 1.8e308, so 1e400) reads as Infinity: a field took it, and sent as JSON it
+ * became null, refused with "expected number, received null", naming neither the text nor the cause.
+ */
+function tooLargeToStore(source: string): string {
+  return `'${source}' is too large to store: past about 1.8e308 a number reads as infinite; write the number meant`;
+}
+
 /** A plain number as JSON and the price import write it: digits, one decimal point (`.5` too), an exponent, a sign. */
 const PLAIN_NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/;
 
 /**
  * A number typed or pasted into a form field: undefined when blank, the number, or a problem that says what to write
- * instead. A decimal comma (`1,5`) or thousands separator and a currency sign are refused by name, never guessed; text
+ * instead (an infinite one too). A decimal comma (`1,5`) or thousands separator and a currency sign are refused by name, never guessed; text
  * with no digit at all is NaN, which the schema refuses with its own words.
  */
 export function typedNumber(text: string): number | { problem: string } | undefined {
   const trimmed = text.trim();
   if (trimmed === '') return undefined;
-  if (PLAIN_NUMBER.test(trimmed)) return Number(trimmed);
+  if (PLAIN_NUMBER.test(trimmed)) {
+    const value = Number(trimmed);
+    return Number.isFinite(value) ? value : { problem: tooLargeToStore(trimmed) };
+  }
   if (!/\d/.test(trimmed)) return Number.NaN;
   if (trimmed.includes(','))
     return { problem: `'${trimmed}' has a comma: write the number with a decimal point and no thousands separator (1.5, 1000)` };

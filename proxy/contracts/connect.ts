@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { lineBreakingCharacter, modelIdCharacterRefusal } from './displayText.ts';
 
 /**
  * One-click setup of a coding tool (Connect): which tools Airlock can write the config of, what a
@@ -65,8 +66,11 @@ export const connectRequestSchema = z.object({
     .min(1, 'the model id is empty: give the id the gateway lists')
     .max(200, 'a model id is at most 200 characters')
     // A line break written into YAML broke aider's file (refused as the user's own "not valid YAML"), and elsewhere
-    // became a model no gateway has. Ids are one line; a control character is a paste gone wrong.
-    .regex(/^\P{Cc}*$/u, 'a model id is one line without control characters: copy it again')
+    // became a model no gateway has. Ids are one line; a control character or U+2028 is a paste gone wrong.
+    .superRefine((model, context) => {
+      const found = lineBreakingCharacter(model);
+      if (found !== null) context.addIssue({ code: 'custom', message: modelIdCharacterRefusal(found) });
+    })
     .optional(),
   /** Move the gateway key found in the tool's config into the keychain as a new profile first. */
   importKey: z.boolean().optional(),

@@ -28,3 +28,35 @@ export function showInvisible(text: string): string {
       : `⟨U+${(character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`,
   );
 }
+
+/** The characters met most often, said by name; any other is "a control character". */
+const CHARACTER_NAMES: Readonly<Record<string, string>> = {
+  '\t': 'a tab',
+  '\n': 'a line break',
+  '\r': 'a carriage return',
+  '\u001b': 'an escape character',
+  '\u0085': 'a next-line character',
+  '\u2028': 'a line separator',
+  '\u2029': 'a paragraph separator',
+};
+
+/**
+ * Control characters (C0, DEL, C1) and the Unicode line and paragraph separators: in a model id or a profile name they
+ * end a line where the id goes on (aider's YAML reader takes U+2028 as a line break: PyYAML's scanner, and the file
+ * connect wrote no longer parsed), or drive the terminal that lists them.
+ */
+const LINE_BREAKING_CHARACTER = /[\p{Cc}\p{Zl}\p{Zp}]/u;
+
+/** The first such character, as a refusal names it ("U+2028 (a line separator) at character 4"); null when there is none. */
+export function lineBreakingCharacter(text: string): string | null {
+  const found = LINE_BREAKING_CHARACTER.exec(text);
+  if (found === null) return null;
+  const character = found[0];
+  const code = (character.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0');
+  return `U+${code} (${CHARACTER_NAMES[character] ?? 'a control character'}) at character ${found.index + 1}`;
+}
+
+/** Why a model id holding such a character (`lineBreakingCharacter`) is refused, the same in the window and the CLI. */
+export function modelIdCharacterRefusal(found: string): string {
+  return `a model id is one line of visible characters, and this one holds ${found}: copy the id again from the gateway's model list`;
+}

@@ -35,6 +35,8 @@ const priceSchema = z
   .number()
   .min(0)
   .max(MAX_PRICE_CREDITS, `at most ${MAX_PRICE_CREDITS} credits: a higher price is no model's and would make spend totals overflow`);
+/** The multiplier of prices as listed: what a profile has when none is given (a blank field too). */
+export const NO_PRICE_MULTIPLIER = 1;
 export const priceMultiplierSchema = z
   .number()
   .positive()
@@ -114,7 +116,7 @@ export const profileSchema = z.object({
   timeouts: timeoutsSchema.default(timeoutsSchema.parse({})),
   retry: retryPolicySchema.default(retryPolicySchema.parse({})),
   prices: z.array(modelPriceSchema).default([]),
-  priceMultiplier: priceMultiplierSchema.default(1),
+  priceMultiplier: priceMultiplierSchema.default(NO_PRICE_MULTIPLIER),
   budget: budgetSchema.default({}),
   maxRequestBodyMiB: maxRequestBodyMibSchema.default(DEFAULT_MAX_REQUEST_BODY_MIB),
   /** Tried in order when a request failed before any byte reached its client (proxy/forward/fallback.ts). */

@@ -21,7 +21,29 @@ const CLEANERS: Cleaner[] = [
   { pattern: /^bearer(?:\s+|\s*:\s*|(?=sk-))/i, note: "removed a leading 'Bearer '" },
 ];
 
+/**
+ * The longest key taken, in characters. Generated keys are 30 to 200 (OpenAI's project keys about 164, Anthropic's 108,
+ * DeepSeek's 35) and a JWT used as a key a few thousand at most; past 8 KB the Authorization header no longer fits the
+ * header line nginx reads by default (large_client_header_buffers 4 8k: a longer field is answered 400), so no gateway
+ * behind one could take it. A 10 KB "key" was a wrong paste (a log, a file), saved and sent with every request.
+ */
+export const MAX_KEY_LENGTH = 4096;
+
+/**
+ * What is read as a paste at all: the key, with room for what cleaning removes around it. Bounds the cleaning's work too
+ * (a trailing-whitespace pattern over megabytes of spaces backtracks for each).
+ */
+const MAX_PASTE_LENGTH = 4 * MAX_KEY_LENGTH;
+
+function tooLong(length: number): CleanedKey {
+  return {
+    ok: false,
+    reason: `The key is ${length} characters long, and a gateway key is at most ${MAX_KEY_LENGTH}: paste only the key from the gateway console.`,
+  };
+}
+
 export function cleanApiKey(raw: string): CleanedKey {
+  if (raw.length > MAX_PASTE_LENGTH) return tooLong(raw.trim().length);
   let key = raw;
   const notes = new Set<string>();
   // Repeat until nothing changes: pastes nest (`"Bearer Bearer sk-…"\n`).
@@ -38,6 +60,7 @@ export function cleanApiKey(raw: string): CleanedKey {
   }
 
   if (key === '') return { ok: false, reason: 'The key is empty: paste the key from the gateway console.' };
+  if (key.length > MAX_KEY_LENGTH) return tooLong(key.length);
   // The gateway's address pasted into the key field (the two fields swapped): no key holds "://".
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(key)) {
     return { ok: false, reason: 'This is an address, not a key: it goes in the base URL; paste the key from the gateway console here.' };

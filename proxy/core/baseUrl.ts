@@ -65,6 +65,15 @@ export function normalizeBaseUrl(input: string): BaseUrlResult {
     return { ok: false, reason: "The base URL's port is 0, which no server listens on: give the gateway's port, or none for 443." };
 
   const { prefix, ignoredPath } = splitPath(url.pathname);
+  // The key pasted into the path before /v1 (https://gw.example/sk-…/v1) was kept as the prefix: it then sat in
+  // airlock.json, the window and every text naming the base URL. Refused and never echoed, as the key as the host is.
+  if (prefix.split('/').some(looksLikeKeySegment)) {
+    return {
+      ok: false,
+      reason:
+        "The base URL has what looks like a gateway key in its path, and was not saved: put the key in the key field and the gateway's address (https://host/v1) here.",
+    };
+  }
   const warnings: string[] = [];
   // Masked by the secret shapes: a key pasted after the address (https://host/v1/sk-…) reached stderr and the window.
   if (ignoredPath !== '')
@@ -124,6 +133,15 @@ function looksLikeKeyHost(host: string): boolean {
       (label) => label.length > MAX_DNS_LABEL_LENGTH || (/[a-z]/.test(label) && /[A-Z]/.test(label) && redactSecrets(label) !== label),
     )
   );
+}
+
+/**
+ * Whether a path segment before /v1 is a key: it has the secret shapes the log masks and is not hex alone. A cloud puts
+ * its account id in the path as 32 hex digits, which the shapes mask too (Cloudflare's Workers AI:
+ * https://api.cloudflare.com/client/v4/accounts/{account_id}/ai/v1, developers.cloudflare.com/workers-ai/configuration/open-ai-compatibility/).
+ */
+function looksLikeKeySegment(segment: string): boolean {
+  return redactSecrets(segment) !== segment && !/^[0-9a-f]+$/i.test(segment);
 }
 
 /** RFC 1035 section 2.3.4. */

@@ -50,7 +50,7 @@ export function exportPricesCsv(prices: readonly ModelPrice[]): string {
 export function importPricesJson(text: string): ModelPrice[] {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(text, keepUnderflowedNumbers as Parameters<typeof JSON.parse>[1]);
+    parsed = JSON.parse(text, keepUnstorableNumbers as Parameters<typeof JSON.parse>[1]);
   } catch (error) {
     throw new PriceImportError(`price JSON is not valid JSON: ${jsonSyntaxError(text, error)}`);
   }
@@ -147,7 +147,7 @@ function priceFromJsonEntry(entry: unknown, where: string): ModelPrice {
   for (const column of NUMBER_COLUMNS) {
     const value = record[column];
     if (value === undefined || value === null) continue;
-    if (value instanceof UnderflowedNumber) throw new PriceImportError(`${where}, field ${column}: ${tooSmallToStore(value.source)}`);
+    if (value instanceof UnstorableNumber) throw new PriceImportError(`${where}, field ${column}: ${value.problem}`);
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) {
       throw new PriceImportError(`${where}, field ${column}: expected a non-negative number, got ${shown(JSON.stringify(value))}`);
     }
@@ -158,8 +158,7 @@ function priceFromJsonEntry(entry: unknown, where: string): ModelPrice {
 }
 
 function parsePriceNumber(cell: string, at: string): number {
-  // Number('') and Number('0x10') would pass silently; only plain decimals are prices. One past
-  // the largest double (1e999) is Infinity, which the config then refused without a line.
+  // Number('') and Number('0x10') would pass silently; only plain decimals are prices.
   // '0,5' is half in a decimal-comma locale and '1,000' a thousand in another: neither is guessed.
   if (/^[\d.,]*,[\d.,]*$/.test(cell))
     throw new PriceImportError(
@@ -167,24 +166,31 @@ function parsePriceNumber(cell: string, at: string): number {
     );
   // '.5' as the window's number field takes it (HTML's floating-point number allows no digit before the point).
   const price = /^(\d+(\.\d+)?|\.\d+)([eE][+-]?\d+)?$/.test(cell) ? Number(cell) : Number.NaN;
+  // Past the largest double (1e400): a number as written, said as "expected a non-negative number" all the same.
+  if (price === Number.POSITIVE_INFINITY) throw new PriceImportError(`${at}: ${tooLarge(cell)}`);
   if (!Number.isFinite(price)) throw new PriceImportError(`${at}: expected a non-negative number of credits, got '${shown(cell)}'`);
   if (readsAsZero(cell, price)) throw new PriceImportError(`${at}: ${tooSmallToStore(cell)}`);
   if (price > MAX_PRICE_CREDITS) throw new PriceImportError(`${at}: ${tooLarge(cell)}`);
   return price;
 }
 
-/** A JSON number whose text is not zero but whose value is: kept apart so the entry can be refused by name. */
-class UnderflowedNumber {
-  readonly source: string;
-  constructor(source: string) {
-    this.source = source;
+/**
+ * A JSON number whose value is not what its text says: not zero but read as 0 (1e-999), or past the largest double and
+ * read as Infinity (1e400, which was then said as "got null"). Kept apart so the entry is refused naming the text.
+ */
+class UnstorableNumber {
+  readonly problem: string;
+  constructor(problem: string) {
+    this.problem = problem;
   }
 }
 
 /** JSON.parse's reviver with the number's source text (Node 21+), which alone tells 1e-999 from 0. */
-function keepUnderflowedNumbers(_key: string, value: unknown, context?: { source?: string }): unknown {
+function keepUnstorableNumbers(_key: string, value: unknown, context?: { source?: string }): unknown {
   const source = context?.source;
-  return typeof value === 'number' && source !== undefined && readsAsZero(source, value) ? new UnderflowedNumber(source) : value;
+  if (typeof value !== 'number' || source === undefined) return value;
+  if (readsAsZero(source, value)) return new UnstorableNumber(tooSmallToStore(source));
+  return Number.isFinite(value) ? value : new UnstorableNumber(tooLarge(source));
 }
 
 function tooLarge(source: string): string {

@@ -112,3 +112,53 @@ describe('a refused price that leaves the table', () => {
     expect(await page.getByRole('button', { name: 'Save prices' }).isDisabled()).toBe(false);
   });
 });
+
+/**
+ * The Connect screen's burst and memory limits and the Spend screen's top-up were still number inputs: a decimal
+ * comma typed into one vanished as it was typed, so 1,5 credits a minute were saved as 15 (probe A, 2026-11-29).
+ */
+describe('a limit typed into the Connect screen', () => {
+  it.each([
+    { region: 'Burst guard', label: 'Credits per minute', save: 'Save limits', settings: '/burst-limits', field: 'maxCreditsPerMinute' },
+    { region: 'Memory', label: /Log backlog/, save: 'Save memory limits', settings: '/settings/memory', field: 'logBacklogMiB' },
+  ])('$region: with a decimal comma is refused by name, and nothing is saved', async ({ region, label, save, settings, field }) => {
+    const before = await (await session.harness.api(settings)).json();
+    await page.goto(session.screenUrl('connect'));
+    const section = page.getByRole('region', { name: region });
+    const input = section.getByLabel(label);
+    await input.fill('');
+    await input.click();
+    await page.keyboard.type('1,5');
+    expect(await input.inputValue()).toBe('1,5');
+    await section.getByRole('button', { name: save }).click();
+    await expect.poll(() => section.getByRole('alert').textContent()).toContain(`${field}: '1,5' has a comma`);
+    expect(await input.getAttribute('aria-invalid')).toBe('true');
+    expect(await (await session.harness.api(settings)).json()).toEqual(before);
+  });
+
+  it('Burst guard: with a decimal point is saved as typed', async () => {
+    await page.goto(session.screenUrl('connect'));
+    const section = page.getByRole('region', { name: 'Burst guard' });
+    await section.getByLabel('Credits per minute').fill('1.5');
+    await section.getByRole('button', { name: 'Save limits' }).click();
+    await expect
+      .poll(
+        async () => ((await (await session.harness.api('/burst-limits')).json()) as { maxCreditsPerMinute: number }).maxCreditsPerMinute,
+      )
+      .toBe(1.5);
+  });
+});
+
+describe('credits typed into the top-up estimate', () => {
+  it('with a decimal comma are refused by name, not quoted as another amount', async () => {
+    await page.goto(session.screenUrl('spend'));
+    const section = page.locator('section.top-up');
+    const credits = section.getByLabel('Credits to buy');
+    await credits.fill('');
+    await credits.click();
+    await page.keyboard.type('0,5');
+    expect(await credits.inputValue()).toBe('0,5');
+    await section.getByText("'0,5' has a comma").waitFor();
+    expect(await section.getByText('Discount').count()).toBe(0);
+  });
+});

@@ -14,7 +14,7 @@ import type {
 import { cleanApiKey } from '../../core/apiKey.ts';
 import { findTokenRecord, generateToken, tokenRecord } from '../../http/clientTokens.ts';
 import { writeFileAtomic } from '../profiles/atomicWrite.ts';
-import { addClientToken, addProfile, bumpKeysRevision } from '../profiles/configMutations.ts';
+import { addClientToken, addProfile, bumpKeysRevision, holdsKey, KEY_AS_MODEL } from '../profiles/configMutations.ts';
 import type { ConfigMutator } from '../profiles/configStore.ts';
 import { clientTokenAccount, gatewayKeyAccount, KeychainUnavailableError, type SecretStore } from '../../contracts/secretStore.ts';
 import {
@@ -234,6 +234,8 @@ export class ConnectService {
   }
 
   async #prepare(tool: ConnectToolId, request: ConnectRequest): Promise<Prepared> {
+    // As a profile's model ids are checked: a key given as the model was written into the tool's own file in clear.
+    if (request.model !== undefined && holdsKey(request.model)) throw new ConnectError('invalid', `model: ${KEY_AS_MODEL}`);
     const adapter = adapterFor(tool);
     const { paths, files } = this.#read(adapter);
     const proxyUrl = this.#deps.proxyUrl();

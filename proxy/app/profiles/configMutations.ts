@@ -4,6 +4,7 @@ import { fallbackProblems, profileSchema, type Profile, type ProfileInput } from
 import { normalizeBaseUrl } from '../../core/baseUrl.ts';
 import { redactSecrets } from '../../core/redact.ts';
 import { PLAIN_HINT, type NamedCommand } from '../../contracts/cli.ts';
+import { lineBreakingCharacter, modelIdCharacterRefusal } from '../../contracts/displayText.ts';
 
 /**
  * Pure edits of the config, each returning the next config or throwing a ConfigEditError whose
@@ -43,7 +44,8 @@ export function addProfile(config: ConfigFile, input: ProfileInput, options: Add
       `a profile with id "${input.id}" already exists: pick another id, or change that profile (its settings, its key) instead`,
     );
   }
-  refuseKeyAsName(input.name);
+  refuseUnfitName(input.name);
+  refuseUnfitModelIds(input);
   const profile = parseProfile({ ...input, baseUrl: normalizedBaseUrl(input.baseUrl) });
   checkFallbacks(config, profile);
   const activate = options.activate === true || config.activeProfileId === null;
@@ -55,7 +57,8 @@ export function updateProfile(config: ConfigFile, id: string, patch: Partial<Omi
   const existing = requireProfile(config, id);
   const merged = { ...existing, ...patch, id };
   if (patch.baseUrl !== undefined) merged.baseUrl = normalizedBaseUrl(patch.baseUrl);
-  if (patch.name !== undefined) refuseKeyAsName(patch.name);
+  if (patch.name !== undefined) refuseUnfitName(patch.name);
+  refuseUnfitModelIds(patch);
   const profile = parseProfile(merged);
   if (patch.fallbacks !== undefined) checkFallbacks(config, profile);
   return { ...config, profiles: config.profiles.map((candidate) => (candidate.id === id ? profile : candidate)) };
@@ -166,13 +169,48 @@ const MIN_KEY_WORD_LENGTH = 24;
 
 /**
  * The key pasted into the name field beside the key field: the name is kept in airlock.json, listed by the CLI and
- * sent to the window in clear, as a pool key's label would be (keyPoolEdits.ts refuses those).
+ * sent to the window in clear, as a pool key's label would be (keyPoolEdits.ts refuses those). A line break, U+2028 or
+ * an escape character in it broke the CLI's one-line-a-profile listing or drove the terminal showing it.
  */
-function refuseKeyAsName(name: string): void {
+function refuseUnfitName(name: string): void {
   if (holdsKey(name)) {
     throw new ConfigEditError(
       'the name looks like a gateway key, and was not saved: give the profile a plain name (such as "work"); the key goes in the key field',
     );
+  }
+  const found = lineBreakingCharacter(name);
+  if (found !== null) throw new ConfigEditError(`the name is one line of visible characters, and this one holds ${found}: type it again`);
+}
+
+/**
+ * A gateway key pasted where a model id goes (`connect <tool> --model sk-…`, a fallback's, an alias's or a price's
+ * model): kept, it sat in airlock.json or the tool's own config file in clear, and was listed and sent to the gateway as
+ * the model. Never repeated. A control character or U+2028 in the id broke the file it was written into (aider's YAML).
+ */
+function refuseUnfitModelId(model: string, field: string): void {
+  if (holdsKey(model)) throw new ConfigEditError(`${field}: ${KEY_AS_MODEL}`);
+  const found = lineBreakingCharacter(model);
+  if (found !== null) throw new ConfigEditError(`${field}: ${modelIdCharacterRefusal(found)}`);
+}
+
+export const KEY_AS_MODEL =
+  'the model id looks like a gateway key, so it was not saved and is not repeated here: give the id the gateway lists (such as "gpt-4o"); the key goes in the key field';
+
+/** Every model id the given fields hold, and a fallback's profile id (refused before the schema or a refusal could repeat a key in it). */
+function refuseUnfitModelIds(fields: Partial<Pick<ProfileInput, 'modelAliases' | 'modelRoutes' | 'prices' | 'fallbacks'>>): void {
+  for (const [alias, target] of Object.entries(fields.modelAliases ?? {})) {
+    refuseUnfitModelId(alias, 'modelAliases');
+    refuseUnfitModelId(target, 'modelAliases');
+  }
+  for (const route of fields.modelRoutes ?? []) {
+    refuseUnfitModelId(route.pattern, 'modelRoutes');
+    refuseUnfitModelId(route.target, 'modelRoutes');
+  }
+  for (const price of fields.prices ?? []) refuseUnfitModelId(price.model, 'prices');
+  for (const entry of fields.fallbacks ?? []) {
+    if (entry.model !== undefined) refuseUnfitModelId(entry.model, 'fallbacks');
+    if (entry.profileId !== undefined && looksLikeKey(entry.profileId))
+      throw new ConfigEditError(`fallbacks: no profile with the id given: ${KEY_AS_ID}`);
   }
 }
 

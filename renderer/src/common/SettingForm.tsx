@@ -1,7 +1,8 @@
 import { createContext, type FormEvent, type ReactNode, useContext, useState } from 'react';
+import { typedNumber } from '../../../proxy/contracts/amounts.ts';
 import { FormError } from './StateViews.tsx';
 import { useAsync } from './useAsync.ts';
-import { useSaveAction } from './useSaveAction.ts';
+import { FieldError, useSaveAction } from './useSaveAction.ts';
 
 /**
  * A setting the proxy holds, edited as a draft: load it, keep the edits, save, show the answer. The draft is
@@ -33,12 +34,18 @@ export type NumberDraft<Field extends string> = Partial<Record<Field, string>>;
  * What a save of number fields sends: only the fields the user edited. The others stay as the
  * proxy holds them when the save lands: another writer (the CLI, a hand edit of airlock.json) may
  * have changed one since the form was filled, and sending the form's old value would undo it.
- * Number('') is 0, which the proxy refuses with a message naming the field and its range.
+ * Each is read as the profile form reads its numbers (typedNumber): a field left blank, a decimal comma or a number
+ * past the largest double throws a FieldError naming the field, and nothing is sent.
  */
 export function editedNumbers<Field extends string>(draft: NumberDraft<Field> | null): Partial<Record<Field, number>> {
-  return Object.fromEntries(Object.entries<string | undefined>(draft ?? {}).map(([field, text]) => [field, Number(text)])) as Partial<
-    Record<Field, number>
-  >;
+  const numbers: Partial<Record<string, number>> = {};
+  for (const [field, text] of Object.entries<string | undefined>(draft ?? {})) {
+    const typed = typedNumber(text ?? '');
+    if (typed === undefined) throw new FieldError(field, 'give a number');
+    if (typeof typed === 'object') throw new FieldError(field, typed.problem);
+    numbers[field] = typed;
+  }
+  return numbers as Partial<Record<Field, number>>;
 }
 
 /** The id of a setting form's refusal text, for a field to be described by it. */
@@ -91,17 +98,18 @@ export function SettingForm(props: {
   );
 }
 
-/** A labelled number input; the value stays text so a half-typed number is not lost. */
+/**
+ * A labelled number field; the value stays text so a half-typed number is not lost. Text, not type=number, as the
+ * profile form's: Chromium's number input drops what it does not take as it is typed or pasted, so 1,5 became 15.
+ */
 export function NumberField(props: {
   label: string;
   /** The request field it sets, as the proxy names it in a refusal. */
   field: string;
   value: string;
   onChange(value: string): void;
-  min: number;
-  max?: number;
-  /** Whole numbers unless 'any'. */
-  step?: 'any';
+  /** Whole numbers unless set: the keyboard a touch screen shows. */
+  decimal?: boolean;
 }) {
   const refusal = useContext(RefusalContext);
   const refused = refusal.field === props.field;
@@ -109,13 +117,10 @@ export function NumberField(props: {
     <label>
       {props.label}
       <input
-        type="number"
+        type="text"
         aria-invalid={refused ? true : undefined}
         aria-describedby={refused ? refusal.messageId : undefined}
-        min={props.min}
-        max={props.max}
-        step={props.step ?? 1}
-        inputMode={props.step === 'any' ? 'decimal' : 'numeric'}
+        inputMode={props.decimal ? 'decimal' : 'numeric'}
         value={props.value}
         onChange={(event) => props.onChange(event.target.value)}
       />

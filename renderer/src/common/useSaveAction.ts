@@ -1,6 +1,16 @@
 import { useState } from 'react';
 import { ControlApiError } from '../api/client.ts';
 
+/** A field's text refused before anything is sent, named by the request field as the proxy names one it refuses. */
+export class FieldError extends Error {
+  readonly field: string;
+  constructor(field: string, message: string) {
+    super(`${field}: ${message}`);
+    this.name = 'FieldError';
+    this.field = field;
+  }
+}
+
 /**
  * A form's save: busy while it runs, its error (the proxy's message, which names the field) and the
  * field it is about, or the status line it returns (null for none), each cleared when the next save starts.
@@ -26,7 +36,7 @@ export function useSaveAction(): {
       setStatus(await save());
     } catch (caught) {
       setError((caught as Error).message);
-      setErrorField(caught instanceof ControlApiError ? (caught.field ?? null) : null);
+      setErrorField(caught instanceof ControlApiError || caught instanceof FieldError ? (caught.field ?? null) : null);
     } finally {
       setBusy(false);
     }

@@ -37,15 +37,13 @@ export function BurstLimitsForm() {
       <NumberField
         label="Requests per minute"
         field="maxRequestsPerMinute"
-        min={1}
         value={shown('maxRequestsPerMinute')}
         onChange={edit('maxRequestsPerMinute')}
       />
       <NumberField
         label="Credits per minute"
         field="maxCreditsPerMinute"
-        min={0}
-        step="any"
+        decimal
         value={shown('maxCreditsPerMinute')}
         onChange={edit('maxCreditsPerMinute')}
       />

@@ -1,6 +1,6 @@
 import { useId, useState } from 'react';
 import { typedNumber } from '../../../proxy/contracts/amounts.ts';
-import type { ModelPrice } from '../../../proxy/contracts/profile.ts';
+import { NO_PRICE_MULTIPLIER, type ModelPrice } from '../../../proxy/contracts/profile.ts';
 import type { PriceFormat, PriceTable } from '../../../proxy/contracts/profileViews.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
@@ -62,12 +62,14 @@ export function PriceEditor({ profileId }: { profileId: string }) {
           id={multiplierId}
           value={table.priceMultiplier}
           onText={(text) => {
-            const typed = typedNumber(text);
+            // Blank is no multiplier, the prices as listed, as the profile form reads its own multiplier field: refused
+            // here, the field cleared to mean none kept Save disabled until a 1 was typed.
+            const typed = typedNumber(text) ?? NO_PRICE_MULTIPLIER;
             const problem =
               typeof typed === 'object'
                 ? typed.problem
-                : typed === undefined || Number.isNaN(typed)
-                  ? 'The multiplier is a number, such as 1 for the prices as listed.'
+                : Number.isNaN(typed)
+                  ? 'The multiplier is a number, such as 1 for the prices as listed (blank for none).'
                   : null;
             setUnreadable({ ...unreadable, multiplier: problem !== null });
             setMessage(problem === null ? null : { kind: 'error', text: problem });

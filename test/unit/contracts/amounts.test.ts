@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { formatCredits, formatMoney } from '../../../proxy/contracts/amounts.ts';
+import { formatCredits, formatMoney, typedNumber } from '../../../proxy/contracts/amounts.ts';
 
 describe('formatCredits', () => {
   it.each([
@@ -30,5 +30,25 @@ describe('formatMoney', () => {
     { amount: 1234.5, currency: 'USD', text: '$1,234.50' },
   ] as const)('$amount $currency -> $text', ({ amount, currency, text }) => {
     expect(formatMoney(amount, currency)).toBe(text);
+  });
+});
+
+describe('typedNumber', () => {
+  it.each([
+    ['', undefined],
+    ['  ', undefined],
+    ['1.5', 1.5],
+    ['.5', 0.5],
+    ['1e3', 1000],
+    ['1e308', 1e308],
+  ])('%j reads as %s', (text, value) => {
+    expect(typedNumber(text)).toBe(value);
+  });
+
+  // Infinity: sent as JSON it became null, refused without naming the text or the cause.
+  it.each(['1e400', '-1e400', '9'.repeat(400)])('refuses a number past the largest double, naming it (%#)', (text) => {
+    expect(typedNumber(text)).toEqual({
+      problem: `'${text}' is too large to store: past about 1.8e308 a number reads as infinite; write the number meant`,
+    });
   });
 });

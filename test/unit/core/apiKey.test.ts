@@ -1,10 +1,16 @@
 import { describe, expect, it } from 'vitest';
-import { cleanApiKey } from '../../../proxy/core/apiKey.ts';
+import { cleanApiKey, MAX_KEY_LENGTH } from '../../../proxy/core/apiKey.ts';
 import { SENTINEL_KEY } from '../../support/sentinel.ts';
 
 const KEY = SENTINEL_KEY;
 
 describe('cleanApiKey', () => {
+  it('takes a key of the longest length taken, a JWT-sized one', () => {
+    const longest = `ey${'J'.repeat(MAX_KEY_LENGTH - 2)}`;
+    expect(cleanApiKey(longest)).toEqual({ ok: true, key: longest, notes: [] });
+    expect(cleanApiKey(`${longest}J`).ok).toBe(false);
+  });
+
   it.each([
     ['a clean key', KEY, []],
     ['trailing newline', `${KEY}\n`, ['removed surrounding whitespace or line breaks']],
@@ -48,6 +54,9 @@ describe('cleanApiKey', () => {
     // Copied from a tool's config connect wrote, or the window's sign-in: every request was a 401, the token sent away.
     ['an Airlock client token', `ANTHROPIC_AUTH_TOKEN=alk_${KEY.slice(3)}`, /Airlock's own tokens \(alk_…\).*gateway console/],
     ['an Airlock control token', `"alkc_${KEY.slice(3)}"`, /Airlock's own tokens \(alkc_…\)/],
+    // A wrong paste (a log, a file) was saved and sent with every request; past nginx's 8 KB header line no gateway takes it.
+    ['a 10 KB paste', `sk-${'a1B2'.repeat(2500)}`, /is 10003 characters long, and a gateway key is at most 4096/],
+    ['a megabyte of it', ` ${KEY.repeat(20_000)} `, /is 1040000 characters long, and a gateway key is at most 4096/],
   ])('refuses %s without echoing the key', (_label, raw, reason) => {
     const result = cleanApiKey(raw);
     expect(result.ok).toBe(false);

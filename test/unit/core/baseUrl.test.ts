@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { isLoopbackHost, normalizeBaseUrl } from '../../../proxy/core/baseUrl.ts';
-import { SENTINEL_KEY } from '../../support/sentinel.ts';
+import { findSentinel, SENTINEL_KEY } from '../../support/sentinel.ts';
 
 describe('normalizeBaseUrl', () => {
   it.each([
@@ -137,6 +137,35 @@ describe('normalizeBaseUrl', () => {
     ['https://0123456789abcdef0123456789abcdef.gateway.example/v1'],
   ])('a host name with digits (%s) is still an address', (input) => {
     expect(normalizeBaseUrl(input).ok).toBe(true);
+  });
+
+  // Kept as the path prefix, the key sat in airlock.json, the window and every text naming the base URL.
+  const DEEPSEEK_SHAPED_KEY = 'sk-3f9a2b7c8d1e4f5a6b7c8d9e0f1a2b3c';
+  const GOOGLE_SHAPED_KEY = 'AIzaSyD3x9Kq7Lm2Np8Rt5Vw1Yz4Bc6Df0Gh2Jk';
+  it.each([
+    [`https://gw.example/${SENTINEL_KEY}/v1`, SENTINEL_KEY],
+    [`https://gw.example/api/${SENTINEL_KEY}/v1/chat/completions`, SENTINEL_KEY],
+    [`https://gw.example/${SENTINEL_KEY}`, SENTINEL_KEY],
+    [`https://gw.example/${DEEPSEEK_SHAPED_KEY}/v1`, DEEPSEEK_SHAPED_KEY],
+    [`https://gw.example/${GOOGLE_SHAPED_KEY}/v1`, GOOGLE_SHAPED_KEY],
+  ])('a key pasted into the path before /v1 (%s) is refused without echoing it', (input, key) => {
+    const result = normalizeBaseUrl(input);
+    expect(result.ok).toBe(false);
+    expect(!result.ok && result.reason).toMatch(/looks like a gateway key in its path.*key field/);
+    expect(findSentinel(JSON.stringify(result), key)).toBeNull();
+  });
+
+  it.each([
+    // A cloud's account id, 32 hex digits as the key shapes have (Cloudflare's Workers AI).
+    [
+      'https://api.cloudflare.com/client/v4/accounts/023e105f4ecef8ad9ca31a8372d0c353/ai/v1',
+      '/client/v4/accounts/023e105f4ecef8ad9ca31a8372d0c353/ai/v1',
+    ],
+    ['https://res.openai.azure.com/openai/v1', '/openai/v1'],
+    ['https://gw.example/proxy/0b1fa2c3-4d5e-6f70-8192-a3b4c5d6e7f8/v1', '/proxy/0b1fa2c3-4d5e-6f70-8192-a3b4c5d6e7f8/v1'],
+  ])('a path prefix with ids (%s) is kept', (input, path) => {
+    const result = normalizeBaseUrl(input);
+    expect(result.ok && new URL(result.baseUrl).pathname).toBe(path);
   });
 
   it('a key pasted after the address is not echoed in the warning', () => {

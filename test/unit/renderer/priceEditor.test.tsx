@@ -35,6 +35,44 @@ describe('PriceEditor', () => {
     expect(savePrices.mock.calls.map(([, table]) => table.prices[0]?.inputPer1M)).not.toContain(0);
   });
 
+  // Infinity: sent as JSON it became null, and the save was refused with "expected number, received null".
+  it.each([
+    ['Input / 1M for gpt-x', 'a price'],
+    ['Multiplier for the whole profile', 'the multiplier'],
+  ])('refuses 1e400 typed as %s (%s), naming it, and saves nothing', async (label) => {
+    const savePrices = vi.fn(async (_profileId: string, table: PriceTable) => table);
+    render(
+      <ApiProvider client={clientWith(savePrices)}>
+        <PriceEditor profileId="main" />
+      </ApiProvider>,
+    );
+    fireEvent.change(await screen.findByLabelText(label), { target: { value: '1e400' } });
+    expect((await screen.findByRole('alert')).textContent).toContain("'1e400' is too large to store");
+    expect((screen.getByRole('button', { name: 'Save prices' }) as HTMLButtonElement).disabled).toBe(true);
+    expect(savePrices).not.toHaveBeenCalled();
+  });
+
+  // No multiplier is the prices as listed, as the profile form reads a blank multiplier: refused here, Save stayed off.
+  it('saves a multiplier left blank as none (1)', async () => {
+    const savePrices = vi.fn(async (_profileId: string, changes: Partial<PriceTable>) => ({
+      prices: [{ model: 'gpt-x', inputPer1M: 2 }],
+      priceMultiplier: 2,
+      ...changes,
+    }));
+    render(
+      <ApiProvider client={clientWith(savePrices)}>
+        <PriceEditor profileId="main" />
+      </ApiProvider>,
+    );
+    const multiplier = await screen.findByLabelText('Multiplier for the whole profile');
+    fireEvent.change(multiplier, { target: { value: '2' } });
+    fireEvent.change(multiplier, { target: { value: '' } });
+    expect(screen.queryByRole('alert')).toBeNull();
+    fireEvent.click(screen.getByRole('button', { name: 'Save prices' }));
+    await waitFor(() => expect(savePrices).toHaveBeenCalled());
+    expect(savePrices.mock.calls[0]?.[1]).toEqual({ priceMultiplier: 1 });
+  });
+
   it('saves a price per audio minute for a model billed by duration (whisper-1)', async () => {
     const savePrices = vi.fn(async (_profileId: string, table: PriceTable) => table);
     render(

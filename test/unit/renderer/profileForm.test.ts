@@ -83,6 +83,8 @@ describe('numbers typed into the profile form', () => {
     ['10.000,50', 'budget.dailyCredits', "'10.000,50' has a comma"],
     ['€5', 'budget.dailyCredits', "'€5' is not a plain number: write digits and a decimal point only"],
     ['5 000', 'budget.dailyCredits', "'5 000' is not a plain number"],
+    // Infinity, which the schema refused as "expected number, received Infinity".
+    ['1e400', 'budget.dailyCredits', "'1e400' is too large to store"],
   ])('refuses %j by name, saving nothing', (typed, field, message) => {
     const result = profileFromForm({ ...formFromProfile(profile), dailyCredits: typed }, profile);
     expect(result.ok).toBe(false);

@@ -88,9 +88,10 @@ describe('importPricesCsv', () => {
       message: "line 2, column 2 (perCall): expected a non-negative number of credits, got '0x10'",
     },
     {
-      name: 'too large',
-      csv: 'model,outputPer1M\nm,1e999\n',
-      message: "line 2, column 2 (outputPer1M): expected a non-negative number of credits, got '1e999'",
+      // Past the largest double: said as not a non-negative number, which it is as written.
+      name: 'too large for a double',
+      csv: 'model,outputPer1M\nm,1e400\n',
+      message: "line 2, column 2 (outputPer1M): '1e400' is above the largest price Airlock takes (1000000000 credits)",
     },
     {
       name: 'a price too small for a double, which would read as free',
@@ -170,7 +171,12 @@ describe('importPricesJson', () => {
       message:
         "entry 1, field inputPer1M: '1e-999' is too small to store: it would read as 0 and make the model free (write 0 if it is free)",
     },
-    { name: 'a price too large for a double', json: '[{"model":"m","perCall":1e999}]', message: 'entry 1, field perCall' },
+    // JSON.parse reads it as Infinity, which was said as "got null".
+    {
+      name: 'a price too large for a double',
+      json: '[{"model":"m","perCall":1e400}]',
+      message: "entry 1, field perCall: '1e400' is above the largest price Airlock takes (1000000000 credits)",
+    },
     {
       name: 'a price no model has',
       json: '[{"model":"m","cachedInputPer1M":1e300}]',

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { burstLimitsSchema, type BurstLimits } from '../../../contracts/config.ts';
 import { updateSettings } from '../../profiles/configMutations.ts';
 import { CommandLineError } from '../airlockCommand.ts';
+import { optionNumber } from './numberOption.ts';
 import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 
 function describeLimits(limits: BurstLimits): string {
@@ -11,8 +12,12 @@ function describeLimits(limits: BurstLimits): string {
 /** Commander hands options over as text; the schema says what a valid limit is. */
 function parsedLimits(current: BurstLimits, options: { requestsPerMinute?: string; creditsPerMinute?: string }): BurstLimits {
   const result = burstLimitsSchema.safeParse({
-    maxRequestsPerMinute: options.requestsPerMinute === undefined ? current.maxRequestsPerMinute : Number(options.requestsPerMinute),
-    maxCreditsPerMinute: options.creditsPerMinute === undefined ? current.maxCreditsPerMinute : Number(options.creditsPerMinute),
+    maxRequestsPerMinute:
+      options.requestsPerMinute === undefined
+        ? current.maxRequestsPerMinute
+        : optionNumber('--requests-per-minute', options.requestsPerMinute),
+    maxCreditsPerMinute:
+      options.creditsPerMinute === undefined ? current.maxCreditsPerMinute : optionNumber('--credits-per-minute', options.creditsPerMinute),
   });
   if (!result.success) {
     const field = result.error.issues[0]?.path[0] === 'maxRequestsPerMinute' ? '--requests-per-minute' : '--credits-per-minute';

@@ -2,6 +2,7 @@ import type { Command } from 'commander';
 import { memoryLimitsSchema, type MemoryLimits } from '../../../contracts/config.ts';
 import { updateSettings } from '../../profiles/configMutations.ts';
 import { CommandLineError } from '../airlockCommand.ts';
+import { optionNumber } from './numberOption.ts';
 import { configStoreFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 
 const OPTION_OF_FIELD: Record<keyof MemoryLimits, string> = {
@@ -19,8 +20,10 @@ export function describeMemoryLimits(limits: MemoryLimits): string {
 /** Commander hands options over as text; the schema says what a valid value is, and the error names the option. */
 function parsedLimits(current: MemoryLimits, options: { logBacklogMib?: string; bodyCaptureKib?: string }): MemoryLimits {
   const result = memoryLimitsSchema.safeParse({
-    logBacklogMiB: options.logBacklogMib === undefined ? current.logBacklogMiB : Number(options.logBacklogMib),
-    bodyCaptureKiB: options.bodyCaptureKib === undefined ? current.bodyCaptureKiB : Number(options.bodyCaptureKib),
+    logBacklogMiB:
+      options.logBacklogMib === undefined ? current.logBacklogMiB : optionNumber(OPTION_OF_FIELD.logBacklogMiB, options.logBacklogMib),
+    bodyCaptureKiB:
+      options.bodyCaptureKib === undefined ? current.bodyCaptureKiB : optionNumber(OPTION_OF_FIELD.bodyCaptureKiB, options.bodyCaptureKib),
   });
   if (result.success) return result.data;
   const issue = result.error.issues[0];

@@ -18,13 +18,14 @@ import { CommandLineError } from '../airlockCommand.ts';
 import { configStoreFor, hintFor, secretsFor, defaultCliDeps, withCliErrors, writeLine, type CliDeps } from './cliContext.ts';
 import { CLI_COMMAND } from '../../../contracts/cli.ts';
 import { registerFallbackCommands } from './profileFallback.ts';
+import { optionNumber } from './numberOption.ts';
 
 const MAX_BODY_OPTION = '--max-body-mib <MiB>';
 const MAX_BODY_HELP = 'largest request body to accept, in MiB (default 64); larger ones get a 413';
 
 /** Commander hands options over as text; the profile schema says what a valid limit is. */
 function parsedBodyLimit(text: string): number {
-  const result = maxRequestBodyMibSchema.safeParse(Number(text));
+  const result = maxRequestBodyMibSchema.safeParse(optionNumber('--max-body-mib', text));
   if (!result.success) throw new CommandLineError(`--max-body-mib: ${result.error.issues[0]?.message ?? 'invalid'}`);
   return result.data;
 }

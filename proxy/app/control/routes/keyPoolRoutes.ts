@@ -19,11 +19,9 @@ import type { ControlDeps } from '../deps.ts';
 import { param, type ControlContext } from '../context.ts';
 import { ApiError } from '../http.ts';
 
-/** A pasted key is a few hundred bytes; anything near this is the wrong paste. */
-const MAX_KEY_CHARS = 16 * 1024;
-const addKeySchema = z.object({ key: z.string().max(MAX_KEY_CHARS), label: z.string().max(200).optional() });
+const addKeySchema = z.object({ key: z.string(), label: z.string().max(200).optional() });
 const labelSchema = z.object({ label: z.string().max(200) });
-const secretSchema = z.object({ key: z.string().max(MAX_KEY_CHARS) });
+const secretSchema = z.object({ key: z.string() });
 
 /** The profile as the window gets it: a pool's labels masked like the key list's. */
 export function withMaskedLabels(deps: ControlDeps, profile: Profile): Profile {

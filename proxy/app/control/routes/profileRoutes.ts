@@ -32,10 +32,7 @@ import { settingUpdateSchema } from '../settingUpdate.ts';
 import { keyPoolRoutes, poolStatusesOf, withMaskedLabels } from './keyPoolRoutes.ts';
 import { keyAccountsOf } from '../../../contracts/keyPool.ts';
 
-/** A pasted key is a few hundred bytes; anything near this is the wrong paste. */
-const MAX_KEY_CHARS = 16 * 1024;
-
-const keySchema = z.object({ key: z.string().max(MAX_KEY_CHARS) });
+const keySchema = z.object({ key: z.string() });
 const testSchema = z.object({ model: z.string().trim().min(1).max(200).optional() });
 /** The table, the multiplier or both: the profile form edits the multiplier too, and either may have saved it last. */
 const priceTableUpdateSchema = settingUpdateSchema({ prices: z.array(modelPriceSchema), priceMultiplier: priceMultiplierSchema });

@@ -111,7 +111,7 @@ describe('airlock connect', () => {
   it('takes --model as the window does: trimmed, and refused when empty or more than one line, writing nothing', async () => {
     // A line break reached aider's file, which Airlock then refused as the user's own invalid YAML.
     for (const [model, reason] of [
-      ['gw\nmodel', 'A model id is one line without control characters'],
+      ['gw\nmodel', 'A model id is one line of visible characters, and this one holds U+000A (a line break) at character 3'],
       ['', 'The model id is empty'],
       ['  ', 'The model id is empty'],
     ] as const) {

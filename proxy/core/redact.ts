@@ -116,13 +116,20 @@ export function containsKnownSecret(bytes: Buffer, knownSecrets: string[]): bool
 
 /**
  * Model ids and URL paths are long too (`deepseek-ai/DeepSeek-R1-Distill-Qwen-32B`), but made of
- * short words; a token mixes cases and digits in a long unbroken chunk. No chunk is let off for its
- * form (a time stamp): a token can hold one between its dashes. The notice board keeps the names of
- * files Airlock moved aside readable itself (noticeBoard.ts).
+ * words; a token mixes cases and digits in a long unbroken chunk. A long chunk of one kind of
+ * character is a word (`togethercomputer/RedPajama-INCITE-7B-Instruct`, a Together AI model, was
+ * masked whole and refused as a model id): a random chunk of 16 base64 characters is all lowercase
+ * about 6 times in 10 million. No chunk is let off for its form (a time stamp): a token can hold one
+ * between its dashes. The notice board keeps the names of files Airlock moved aside readable itself
+ * (noticeBoard.ts).
  */
 function looksRandom(run: string): boolean {
-  const longestChunk = Math.max(...run.split(/[-_/]/).map((chunk) => chunk.length));
-  return longestChunk >= MIN_RANDOM_CHUNK && /[a-z]/.test(run) && /[A-Z]/.test(run) && /[0-9]/.test(run);
+  const mixedChunk = run.split(/[-_/]/).some((chunk) => chunk.length >= MIN_RANDOM_CHUNK && characterKinds(chunk) >= 2);
+  return mixedChunk && /[a-z]/.test(run) && /[A-Z]/.test(run) && /[0-9]/.test(run);
+}
+
+function characterKinds(chunk: string): number {
+  return Number(/[a-z]/.test(chunk)) + Number(/[A-Z]/.test(chunk)) + Number(/[0-9]/.test(chunk));
 }
 
 /** Callers pass the same few secret lists again and again; a handful of entries covers them. */

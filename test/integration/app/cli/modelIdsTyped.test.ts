@@ -49,6 +49,20 @@ describe('a gateway key typed where a model id goes', () => {
   });
 });
 
+describe('model ids that hosted gateways list', () => {
+  // Together AI, Fireworks, Bedrock and OpenAI fine-tune ids: long, mixed case and digits, but no key.
+  it.each([
+    'togethercomputer/RedPajama-INCITE-7B-Instruct',
+    'accounts/fireworks/models/llama-v3p1-405b-instruct',
+    'us.anthropic.claude-3-5-sonnet-20241022-v2:0',
+    'ft:gpt-4o-mini:org::BwKq2mXzR8nTfY4pLcVd',
+  ])('are taken as a fallback model: %s', async (model) => {
+    const run = await airlock(['profile', 'fallback', 'add', 'main', '--model', model]);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect(configText()).toContain(model);
+  });
+});
+
 describe('a line separator or control character in a model id or a profile name', () => {
   it.each([
     ['\u2028', 'U+2028 (a line separator)'],

@@ -93,7 +93,17 @@ export class RequestLogUnreadableError extends Error {
 export type OpenForCheck = (path: string) => DatabaseSync;
 const openForCheck: OpenForCheck = (path) => new DatabaseSync(path);
 
-export type LogVerdict = { sound: true; quickCheckMs: number | null } | { sound: false; reason: string };
+export type LogVerdict =
+  | {
+      sound: true;
+      quickCheckMs: number | null;
+      /**
+       * Set when the log is as its last clean close left it and a damaged WAL appeared beside it since:
+       * that close left none, so the WAL holds nothing of this log's and is set aside alone (why, in words).
+       */
+      strayWalProblem?: string;
+    }
+  | { sound: false; reason: string };
 
 interface CleanCloseRecord {
   sizeBytes: number;
@@ -211,14 +221,14 @@ function judgeLogFiles(
   if (statSync(dbPath).isDirectory()) throw RequestLogUnreadableError.directoryInPlace(dbPath);
   const structural = structuralProblem(dbPath, walPath);
   if (structural !== null) return { sound: false, reason: structural };
+  const stamp = fileStamp(dbPath);
+  const asClosed = cleanClose !== null && stamp?.sizeBytes === cleanClose.sizeBytes && stamp.mtimeNs === cleanClose.mtimeNs;
   if (existsSync(walPath)) {
     const walProblem = (scannedWal ?? scanWal(walPath)).problem;
+    if (walProblem !== null && asClosed) return { sound: true, quickCheckMs: null, strayWalProblem: walProblem };
     if (walProblem !== null) return { sound: false, reason: `its write-ahead log (${databaseFileName}-wal) is damaged: ${walProblem}` };
   }
-  const stamp = fileStamp(dbPath);
-  const untouched =
-    cleanClose !== null && !existsSync(walPath) && stamp?.sizeBytes === cleanClose.sizeBytes && stamp.mtimeNs === cleanClose.mtimeNs;
-  if (untouched) return { sound: true, quickCheckMs: null };
+  if (asClosed && !existsSync(walPath)) return { sound: true, quickCheckMs: null };
   const startedAt = performance.now();
   const findings = quickCheckFindings(dbPath, open);
   if (findings !== null) return { sound: false, reason: findings };

@@ -151,6 +151,7 @@ export interface LogRecoveryIo {
 export function recoverDamagedLog(dataDir: string, nowMs: number = Date.now(), io: LogRecoveryIo = {}): LogRecoveryReport | null {
   const { report: foreign, wal } = setForeignWalAside(dataDir, nowMs);
   const verdict = checkLogFiles(dataDir, DATABASE_FILE_NAME, io.openForCheck, wal);
+  if (verdict.sound && verdict.strayWalProblem !== undefined) return setStrayWalAside(dataDir, nowMs, verdict.strayWalProblem);
   if (verdict.sound) return foreign;
   const dbPath = join(dataDir, DATABASE_FILE_NAME);
   let salvage: LogSalvage = { requests: new Map(), idempotentAnswers: new Map() };
@@ -238,4 +239,28 @@ function setForeignWalAside(dataDir: string, nowMs: number): { report: LogRecove
       `nothing in it is counted. If it is the WAL of a log copied here, put it back beside that log's ${DATABASE_FILE_NAME} to read it.`,
   };
   return { report, wal: null };
+}
+
+/**
+ * A damaged WAL beside a log that is as its last clean close left it: that close left no WAL, so
+ * this one holds nothing of the log's (a copy, a sync tool, a disk fault). It is moved aside with
+ * its shm, unread, and the log opens whole, its bodies with it: the whole log was moved aside
+ * before, so the window lost every body it showed (they stayed in the moved file).
+ */
+function setStrayWalAside(dataDir: string, nowMs: number, walProblem: string): LogRecoveryReport {
+  const aside = moveAside(dataDir, freeAsideName(dataDir, nowMs), ['-wal', '-shm']);
+  const movedTo = aside.moved['-wal'] as string;
+  const reason = `a damaged write-ahead log (${DATABASE_FILE_NAME}-wal) appeared beside it after Airlock last closed it cleanly: ${walProblem}`;
+  return {
+    reason,
+    movedTo,
+    recoveredRequests: 0,
+    recoveredIdempotentAnswers: 0,
+    recoveredTodayCredits: 0,
+    recoveredMonthCredits: 0,
+    salvageError: null,
+    message:
+      `The request log is whole, but ${reason}. That close left no write-ahead log, so this one holds none of the log's requests: ` +
+      `it was moved, unread, to ${movedTo}, and the log opened as it was closed.`,
+  };
 }

@@ -106,6 +106,30 @@ describe('a damaged request log at start', () => {
     expect(existsSync(`${asidePath}-wal`)).toBe(true);
   });
 
+  it('a damaged WAL beside a log closed cleanly since: only the WAL is set aside, and the log opens whole with its bodies', async () => {
+    seedLog(fixture.dataDir, { rows: spentToday() });
+    // The seed copies the emptied WAL of its open connection; a clean close leaves none.
+    rmSync(`${dbPath()}-wal`);
+    recordCleanClose(fixture.dataDir, DATABASE_FILE_NAME);
+    // This WAL came after that close (a copy, a sync tool), its header already broken.
+    writeFileSync(`${dbPath()}-wal`, Buffer.alloc(2 * PAGE_BYTES, 0xab));
+
+    const running = await start();
+    const aside = readdirSync(fixture.dataDir).filter((name) => name.startsWith('requests-damaged-'));
+    expect(aside).toEqual([expect.stringMatching(/^requests-damaged-\d{8}T\d{6}Z\.db-wal$/)]);
+    const asidePath = join(fixture.dataDir, aside[0] as string);
+    expect(running.logRecovery?.movedTo).toBe(asidePath);
+    expect(startupLines(running, { dataDirArgument: null }).join('\n')).toContain(`moved, unread, to ${asidePath}`);
+    const alarm = (await status(running)).alarms.find((each) => each.kind === 'log_recovered');
+    expect(alarm?.message).toMatch(/The request log is whole/);
+    const body = await fixture.controlGet(running, '/requests/alk_spent_1/body/request');
+    expect(body.status, body.body).toBe(200);
+    expect(body.body).toContain(BODY_MARKER);
+    const refused = await chat(running);
+    expect(refused.status, refused.body).toBe(402);
+    expect(fixture.simulator.received).toHaveLength(0);
+  });
+
   it("a WAL from another data directory: set aside unread, the status says where, and the log's own spend still holds the cap", async () => {
     seedLog(fixture.dataDir, { rows: spentToday() });
     // Another log's WAL (a kill left it) copied in beside ours: replayed, its 0.02 credits would replace our 1.2.

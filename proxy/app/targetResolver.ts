@@ -56,7 +56,8 @@ export function createTargetResolver(
       }
       const apiKey = environmentKey ?? keys.getKeyForRequest(profileId);
       if (!apiKey) return noKey(profileId, unreadProblem(keys, profile), false, command);
-      return environmentKey === null ? { profile, apiKey, ...retiredKeys } : { profile, apiKey, keyFromEnvironment: true, ...retiredKeys };
+      if (environmentKey !== null) return { profile, apiKey, keyFromEnvironment: true, ...retiredKeys };
+      return { profile, apiKey, keyNow: () => keys.getKeyForRequest(profileId), ...retiredKeys };
     },
   };
 }

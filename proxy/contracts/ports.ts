@@ -73,8 +73,13 @@ export interface KeyLease {
     outcome: { kind: 'rate_limited'; cooldownMs: number } | { kind: 'rejected'; status: number } | { kind: 'answered' },
     atMs: number,
   ): void;
-  /** The next key this request has not tried and the pool may use now, or the refusal saying why there is none. */
+  /**
+   * The next key this request has not tried and the pool may use now, or the refusal saying why there is none.
+   * A key the pool no longer holds as the lease took it (removed, or given another secret while the request ran) is never one.
+   */
   next(nowMs: number): PooledKeyUse | LocalRefusal;
+  /** Whether the pool still holds the current key with its secret: asked before a resend goes with it. */
+  holdsCurrent(): boolean;
 }
 
 export interface TargetResolver {

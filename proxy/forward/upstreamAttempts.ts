@@ -273,6 +273,7 @@ async function retried(input: AttemptsInput, outcome: AttemptOutcome): Promise<b
  * goes to the client, and the row says why nothing more was sent.
  */
 function followKey(input: AttemptsInput): boolean {
+  if (input.keyLease) return followPoolKey(input, input.keyLease);
   const followed = input.key.followForResend();
   if (followed === 'removed') {
     input.trace.notedLater(
@@ -281,6 +282,21 @@ function followKey(input: AttemptsInput): boolean {
     return false;
   }
   if (followed === 'replaced') input.headers['authorization'] = `Bearer ${input.key.apiKey}`;
+  return true;
+}
+
+/** A pooled resend: on its key while the pool holds it as it was, else on the pool's next key, else not at all. */
+function followPoolKey(input: AttemptsInput, lease: KeyLease): boolean {
+  if (lease.holdsCurrent()) return true;
+  const next = lease.next(Date.now());
+  if (isLocalRefusal(next)) {
+    input.trace.notedLater(
+      `Not resent: key ${lease.current.keyId} of profile "${input.profile.id}" was removed or replaced while the request waited to be resent, and no other key of the pool could take it.`,
+    );
+    return false;
+  }
+  input.headers['authorization'] = `Bearer ${next.apiKey}`;
+  input.trace.keyUsed(next.keyId, next.label);
   return true;
 }
 

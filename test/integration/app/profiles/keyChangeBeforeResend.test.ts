@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../../support/http.ts';
 import { setUpMainProfileAndAgent, startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
 import { SENTINEL_KEY } from '../../../support/sentinel.ts';
@@ -21,15 +21,16 @@ beforeEach(async () => {
 });
 
 /**
- * A chat request whose first attempt is answered 503 (Airlock resends it) only once `changeKey` has
- * run: the key changes while the request is between its attempt and its resend, whatever the load.
+ * A chat request whose first attempt is answered `firstStatus` (a 503 is resent, a 500 goes to the
+ * profile's fallbacks) only once `changeKey` has run: the key changes while the request is between
+ * its attempt and the next, whatever the load.
  */
-async function changeKeyBeforeResend(changeKey: () => Promise<unknown>) {
+async function changeKeyBeforeResend(changeKey: () => Promise<unknown>, firstStatus = 503) {
   let endFirstAnswer: () => void = () => undefined;
   const firstAnswerEnds = new Promise<void>((resolve) => (endFirstAnswer = resolve));
   harness.simulator.script({
     kind: 'text',
-    status: 503,
+    status: firstStatus,
     text: OVERLOADED,
     contentType: 'application/json',
     pausedAt: { byte: 0, until: firstAnswerEnds },
@@ -80,5 +81,29 @@ describe('the gateway key changed while a request waits for its resend', () => {
     expect(JSON.stringify(answer.headers)).not.toContain(NEW_KEY);
     const logged = await harness.loggedDetail(answer);
     expect(JSON.stringify(logged)).not.toContain(NEW_KEY);
+  });
+});
+
+describe('the gateway key changed while a request waits for a fallback on another model of its profile', () => {
+  const setFallbacks = (fallbacks: unknown[]) => harness.json('/profiles/main', { method: 'PUT', body: JSON.stringify({ fallbacks }) });
+  beforeEach(() => setFallbacks([{ model: 'deepseek-chat' }]));
+  afterEach(() => setFallbacks([]));
+
+  it('a replaced key: the fallback step goes with the new one', async () => {
+    // A 500 is not resent: the next model is the fallback's step.
+    const answer = await changeKeyBeforeResend(
+      () => harness.json('/profiles/main/key', { method: 'PUT', body: JSON.stringify({ key: NEW_KEY }) }),
+      500,
+    );
+    expect(answer.status).toBe(200);
+    expect(sentKeys()).toEqual([lastFour(SENTINEL_KEY), lastFour(NEW_KEY)]);
+  });
+
+  it('a removed key: the step is skipped, saying why, and the first step’s answer goes to the client', async () => {
+    const answer = await changeKeyBeforeResend(() => harness.json('/profiles/main/key', { method: 'DELETE' }), 500);
+    expect(answer.status).toBe(500);
+    expect(sentKeys()).toEqual([lastFour(SENTINEL_KEY)]);
+    const { row } = await harness.loggedDetail(answer);
+    expect(row.fallbackChain?.at(-1)).toMatchObject({ model: 'deepseek-chat', status: null, note: expect.stringMatching(/was removed/) });
   });
 });

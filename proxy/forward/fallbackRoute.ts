@@ -136,10 +136,17 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
   /**
    * The request's own profile for a step on another model, with the profile's key as it is now
    * (StepKey): a key the user replaced while the request ran is not sent again, and once it was
-   * removed the step is skipped. A pool's lease goes on as it is (it skips keys taken away itself).
+   * removed the step is skipped. A pool's lease goes on with its current key while the pool holds
+   * it, else with the pool's next key (it never moves to one taken away).
    */
   function ownProfile(): RequestTarget | { refusal: string; errorClass: LocalErrorClass } {
     if (isHeld(origin)) return origin;
+    const lease = origin.keyLease;
+    if (lease !== undefined) {
+      if (lease.holdsCurrent()) return origin;
+      const next = lease.next(Date.now());
+      return isLocalRefusal(next) ? { refusal: next.message, errorClass: next.errorClass } : origin;
+    }
     const key = new StepKey(origin);
     if (key.followForResend() !== 'removed') return key.target;
     return { refusal: `the gateway key of profile "${origin.profile.id}" was removed while the request ran`, errorClass: 'no_key' };

@@ -97,4 +97,15 @@ describe('a pool key changed while a request runs on the pool', () => {
       firstSent === lastFour(SENTINEL_KEY) ? ['first', 'second'] : ['second', 'first'],
     );
   });
+
+  it('the key in use removed before a fallback on another model: the step goes with the pool’s other key', async () => {
+    await harness.json('/profiles/pool', send({ fallbacks: [{ model: 'deepseek-chat' }] }, 'PUT'));
+    // A 500 is not resent: the next model is the fallback's step.
+    const { answer, firstSent } = await changeKeyDuringAttempt(500, OVERLOADED, ({ own }) =>
+      harness.json(`/profiles/pool/keys/${own}`, { method: 'DELETE' }),
+    );
+    expect(answer.status).toBe(200);
+    const other = firstSent === lastFour(SENTINEL_KEY) ? lastFour(SECOND_SENTINEL_KEY) : lastFour(SENTINEL_KEY);
+    expect(sentKeys()).toEqual([firstSent, other]);
+  });
 });

@@ -47,16 +47,19 @@ export function createTargetResolver(
       const retiredKeys = retired.length === 0 ? {} : { retiredKeys: retired };
       // A key from the environment is one key for this run: it replaces the pool like the single key.
       if (environmentKey === null && profile.keyPool !== undefined && pools !== undefined && keys.poolKeysForRequest) {
-        const poolKeys = keys.poolKeysForRequest(profileId, profile.keyPool);
+        const { keyPool } = profile;
+        const poolKeysNow = keys.poolKeysForRequest.bind(keys, profileId, keyPool);
+        const poolKeys = poolKeysNow();
         if (poolKeys.length === 0) return noKey(profileId, unreadProblem(keys, profile), true, command);
-        const lease = pools.lease(profile, poolKeys, Date.now());
+        const lease = pools.lease(profile, poolKeys, Date.now(), poolKeysNow);
         if (!isLocalRefusal(lease)) return { profile, apiKey: lease.current.apiKey, keyLease: lease, ...retiredKeys };
         // Held, not gone: the request may still go to the profile's fallback list.
         return { ...lease, held: { profile, secrets: poolKeys.map((key) => key.apiKey) } };
       }
       const apiKey = environmentKey ?? keys.getKeyForRequest(profileId);
       if (!apiKey) return noKey(profileId, unreadProblem(keys, profile), false, command);
-      return environmentKey === null ? { profile, apiKey, ...retiredKeys } : { profile, apiKey, keyFromEnvironment: true, ...retiredKeys };
+      if (environmentKey !== null) return { profile, apiKey, keyFromEnvironment: true, ...retiredKeys };
+      return { profile, apiKey, keyNow: () => keys.getKeyForRequest(profileId), ...retiredKeys };
     },
   };
 }

@@ -48,6 +48,12 @@ export interface UpstreamTarget {
   keyLease?: KeyLease;
   /** Keys the profile had before a change, never sent: its answers mask them too (a gateway may echo one later). */
   retiredKeys?: readonly string[];
+  /**
+   * The profile's single key as it is now (null once removed), asked before a resend: the window or the CLI
+   * may change it while the request waits (forward/stepKey.ts). Absent where no change reaches a running
+   * request: a pool's lease, a key from AIRLOCK_API_KEY.
+   */
+  keyNow?: () => string | null;
 }
 
 /** A key of a pool as one attempt uses it: its id and label go to the log, the key only to the gateway. */
@@ -67,8 +73,13 @@ export interface KeyLease {
     outcome: { kind: 'rate_limited'; cooldownMs: number } | { kind: 'rejected'; status: number } | { kind: 'answered' },
     atMs: number,
   ): void;
-  /** The next key this request has not tried and the pool may use now, or the refusal saying why there is none. */
+  /**
+   * The next key this request has not tried and the pool may use now, or the refusal saying why there is none.
+   * A key the pool no longer holds as the lease took it (removed, or given another secret while the request ran) is never one.
+   */
   next(nowMs: number): PooledKeyUse | LocalRefusal;
+  /** Whether the pool still holds the current key with its secret: asked before a resend goes with it. */
+  holdsCurrent(): boolean;
 }
 
 export interface TargetResolver {

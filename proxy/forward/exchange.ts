@@ -2,7 +2,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { LocalRefusal, SpendGate } from '../contracts/ports.ts';
 import { explainError, networkFailureCode, upstreamErrorWords } from '../core/errorClass.ts';
-import { KeyMasker } from '../core/keyMasker.ts';
+import type { KeyMasker } from '../core/keyMasker.ts';
+import { StepKey } from './stepKey.ts';
 import { isUnknownIssuerCode, osCaStoreTrusted } from '../core/osCaStore.ts';
 import { proxyUrlOf } from './upstreamAgents.ts';
 import { proxyFailureOf } from './proxyFailures.ts';
@@ -86,13 +87,13 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
       const { plan, target } = step;
       if (plan.stream && plan.upstreamModel !== null) trace.estimateProgressWith(streamProgressEstimate(plan, target.profile));
       // A pooled request may be answered with any key of its pool: every one of them is masked.
-      const keyMasker = KeyMasker.forKeys(secretsOf(target));
+      const key = new StepKey(target);
       const lease = target.keyLease;
       if (lease) trace.keyUsed(lease.current.keyId, lease.current.label);
       result = await sendWithRetries({
         url: `${target.profile.baseUrl}/${plan.upstreamPath}${plan.query}`,
         // A later step on the same pooled profile goes on with the key the request last moved to.
-        headers: buildUpstreamHeaders(req.headers, lease?.current.apiKey ?? target.apiKey, {
+        headers: buildUpstreamHeaders(req.headers, key.apiKey, {
           contentLength: plan.body === null ? null : plan.byteLength,
           contentType: plan.contentType,
           droppedHeaderPrefixes: plan.droppedHeaderPrefixes,
@@ -101,13 +102,15 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
         profile: target.profile,
         trace,
         watch,
-        keyMasker,
+        key,
         clientHeaders: req.headers,
         keyLease: lease,
         spendGate: context.spendGate,
         requester: context.requester,
         stepRunsFrom,
       });
+      // A resend may have gone with the profile's new key: the rest of the step goes on with it.
+      if (key.target !== target) step = { plan, target: key.target };
       const fixed = fixes.fixedStep(step, result);
       if (fixed !== null) {
         step = fixed;
@@ -121,7 +124,7 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
       }
       if (next === null) {
         if (result.kind === 'answer' || result.kind === 'error') answeredBy(context, step);
-        await answer(context, step, result, watch, keyMasker, runsOn());
+        await answer(context, step, result, watch, key.masker, runsOn());
         return step;
       }
       step = next;

@@ -11,6 +11,7 @@ import type { ExchangePlan } from './plan.ts';
 import { buildPlan, type NativeProtocolCheck, type ModelRefusalsCheck } from './planner.ts';
 import { parseClientBodyOnLoop } from './requestBody.ts';
 import { isHeld, type Gated, type RequestTarget } from './stageRecords.ts';
+import { StepKey } from './stepKey.ts';
 import type { TranslationThread } from './translation/translationThreadClient.ts';
 import type { ArrivingBody } from './arrivingBody.ts';
 import type { AbortReason, ExchangeWatch } from './exchangeWatch.ts';
@@ -79,7 +80,7 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
     sentOn: boolean,
     watch: BodyWaitWatch,
   ): Promise<SendableStep | FallbackHop | WalkEnded | (BodyRefused & { hop: FallbackHop })> {
-    const target = entry.profileId === undefined || entry.profileId === origin.profile.id ? origin : resolve(entry.profileId);
+    const target = entry.profileId === undefined || entry.profileId === origin.profile.id ? ownProfile() : resolve(entry.profileId);
     const skipped = (note: string, errorClass: FallbackHop['errorClass'], model: string | null = entry.model ?? null): FallbackHop => ({
       profileId: entry.profileId ?? origin.profile.id,
       model,
@@ -130,6 +131,25 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
     if (refusal !== null) return skipped(stepRefusalNote(target.profile.id, refusal), refusal.errorClass, plan.upstreamModel);
     tried.add(key);
     return { plan, target };
+  }
+
+  /**
+   * The request's own profile for a step on another model, with the profile's key as it is now
+   * (StepKey): a key the user replaced while the request ran is not sent again, and once it was
+   * removed the step is skipped. A pool's lease goes on with its current key while the pool holds
+   * it, else with the pool's next key (it never moves to one taken away).
+   */
+  function ownProfile(): RequestTarget | { refusal: string; errorClass: LocalErrorClass } {
+    if (isHeld(origin)) return origin;
+    const lease = origin.keyLease;
+    if (lease !== undefined) {
+      if (lease.holdsCurrent()) return origin;
+      const next = lease.next(Date.now());
+      return isLocalRefusal(next) ? { refusal: next.message, errorClass: next.errorClass } : origin;
+    }
+    const key = new StepKey(origin);
+    if (key.followForResend() !== 'removed') return key.target;
+    return { refusal: `the gateway key of profile "${origin.profile.id}" was removed while the request ran`, errorClass: 'no_key' };
   }
 
   function resolve(profileId: string): UpstreamTarget | { refusal: string; errorClass: LocalErrorClass } {

@@ -7,6 +7,7 @@ import { resendAdmitted, type Requester } from './gate.ts';
 import { rateLimitCooldownMs } from './keyCooldown.ts';
 import { classifyNetworkFailure, classifyUpstreamResponse, networkFailureCode } from '../core/errorClass.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
+import type { StepKey } from './stepKey.ts';
 import type { AbortReason, ExchangeWatch } from './exchangeWatch.ts';
 import { headerValue, pickUpstreamRequestId } from './headers.ts';
 import { routeFor } from '../protocols/registry.ts';
@@ -57,7 +58,8 @@ export interface AttemptsInput {
   profile: Profile;
   trace: RequestTrace;
   watch: ExchangeWatch;
-  keyMasker: KeyMasker;
+  /** The key the attempts go with and its masker; a resend follows it to the profile's key as it is then. */
+  key: StepKey;
   /** Read only when an attempt failed: whether the request has an idempotency key, and whether its client retries itself. */
   clientHeaders: IncomingHttpHeaders;
   /** A pooled profile's lease: a 429 or a rejected key moves the request on to the pool's next key. */
@@ -130,14 +132,14 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
     attemptEnded(input, { reachedSocket, answered: true, status: response.statusCode });
     // A gateway may build its request id from what it was sent: the id is logged and shown.
     const picked = pickUpstreamRequestId(response.headers);
-    const upstreamRequestId = picked === null ? null : input.keyMasker.maskText(picked);
+    const upstreamRequestId = picked === null ? null : input.key.masker.maskText(picked);
     trace.attemptAnswered(upstreamRequestId);
     const contentType = headerValue(response.headers, 'content-type');
     if (response.statusCode < 400 && !(contentType !== null && /text\/html/i.test(contentType)) && !isProtocolRedirect(plan, response)) {
       input.keyLease?.record({ kind: 'answered' }, Date.now());
       return { kind: 'answer', response, contentType, upstreamRequestId };
     }
-    const bodyText = await readCappedMasked(response.body, ERROR_BODY_LIMIT_BYTES, input.keyMasker);
+    const bodyText = await readCappedMasked(response.body, ERROR_BODY_LIMIT_BYTES, input.key.masker);
     // Its client gone (or the total time or the proxy's stop) while the error's body came: nothing is sent again.
     const abortedReading = watch.reason();
     if (abortedReading !== null) return { kind: 'aborted', reason: abortedReading };
@@ -260,7 +262,41 @@ async function retried(input: AttemptsInput, outcome: AttemptOutcome): Promise<b
   } catch {
     return false;
   }
+  if (!followKey(input)) return false;
   trace.retried();
+  return true;
+}
+
+/**
+ * A resend goes with the profile's key as it is when it is sent (StepKey): not with one the user
+ * replaced while it waited, and not at all once the key was removed. The gateway's last answer then
+ * goes to the client, and the row says why nothing more was sent.
+ */
+function followKey(input: AttemptsInput): boolean {
+  if (input.keyLease) return followPoolKey(input, input.keyLease);
+  const followed = input.key.followForResend();
+  if (followed === 'removed') {
+    input.trace.notedLater(
+      `Not resent: the gateway key of profile "${input.profile.id}" was removed while the request waited to be resent.`,
+    );
+    return false;
+  }
+  if (followed === 'replaced') input.headers['authorization'] = `Bearer ${input.key.apiKey}`;
+  return true;
+}
+
+/** A pooled resend: on its key while the pool holds it as it was, else on the pool's next key, else not at all. */
+function followPoolKey(input: AttemptsInput, lease: KeyLease): boolean {
+  if (lease.holdsCurrent()) return true;
+  const next = lease.next(Date.now());
+  if (isLocalRefusal(next)) {
+    input.trace.notedLater(
+      `Not resent: key ${lease.current.keyId} of profile "${input.profile.id}" was removed or replaced while the request waited to be resent, and no other key of the pool could take it.`,
+    );
+    return false;
+  }
+  input.headers['authorization'] = `Bearer ${next.apiKey}`;
+  input.trace.keyUsed(next.keyId, next.label);
   return true;
 }
 

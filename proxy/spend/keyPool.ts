@@ -110,9 +110,18 @@ export class KeyPools {
     this.command = command;
   }
 
-  /** A key for a new request, in turn, or the refusal that says why none can be used now. */
-  lease(profile: PoolProfile, keys: readonly PoolKeyWithSecret[], nowMs: number): KeyLease | LocalRefusal {
-    const lease = new PoolLease(this, profile, keys);
+  /**
+   * A key for a new request, in turn, or the refusal that says why none can be used now. `keysNow`: the
+   * pool's keys as the keychain holds them at the time of asking, so a lease never moves on to a key
+   * removed or replaced since it was taken.
+   */
+  lease(
+    profile: PoolProfile,
+    keys: readonly PoolKeyWithSecret[],
+    nowMs: number,
+    keysNow?: () => readonly PoolKeyWithSecret[],
+  ): KeyLease | LocalRefusal {
+    const lease = new PoolLease(this, profile, keys, keysNow);
     const first = lease.next(nowMs);
     return 'errorClass' in first ? first : lease;
   }
@@ -192,12 +201,14 @@ class PoolLease implements KeyLease {
   readonly #profile: PoolProfile;
   readonly #keys: readonly PoolKeyWithSecret[];
   readonly #tried = new Set<number>();
+  readonly #keysNow: (() => readonly PoolKeyWithSecret[]) | undefined;
   #current: PooledKeyUse | null = null;
 
-  constructor(pools: KeyPools, profile: PoolProfile, keys: readonly PoolKeyWithSecret[]) {
+  constructor(pools: KeyPools, profile: PoolProfile, keys: readonly PoolKeyWithSecret[], keysNow?: () => readonly PoolKeyWithSecret[]) {
     this.#pools = pools;
     this.#profile = profile;
     this.#keys = keys;
+    this.#keysNow = keysNow;
   }
 
   get current(): PooledKeyUse {
@@ -213,8 +224,19 @@ class PoolLease implements KeyLease {
     this.#pools.record(this.#profile.id, this.current, outcome, atMs);
   }
 
+  holdsCurrent(): boolean {
+    const now = this.#keysNow?.();
+    return now === undefined || holds(now, this.current.keyId, this.current.apiKey);
+  }
+
   next(nowMs: number): PooledKeyUse | LocalRefusal {
     const profileId = this.#profile.id;
+    // The window or the CLI may have removed or replaced keys since the lease was taken (its first key is taken at once).
+    // A key taken away is never sent again; a new secret waits for the next request, whose answer is masked with it.
+    const now = this.#current === null ? undefined : this.#keysNow?.();
+    if (now !== undefined) {
+      for (const [index, key] of this.#keys.entries()) if (!holds(now, key.id, key.apiKey)) this.#tried.add(index);
+    }
     const selection = selectKey({
       keys: this.#pools.health(profileId, this.#keys, nowMs),
       startIndex: this.#pools.cursor(profileId),
@@ -258,6 +280,10 @@ class PoolLease implements KeyLease {
       headers: { 'x-should-retry': 'false' },
     };
   }
+}
+
+function holds(keys: readonly PoolKeyWithSecret[], keyId: string, apiKey: string): boolean {
+  return keys.some((key) => key.id === keyId && key.apiKey === apiKey);
 }
 
 function keyRef(profileId: string, keyId: string): string {

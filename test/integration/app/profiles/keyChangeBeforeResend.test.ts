@@ -1,0 +1,109 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { chatBody, JSON_HEADERS, rawRequest } from '../../../support/http.ts';
+import { setUpMainProfileAndAgent, startControlHarness, type ControlHarness } from '../../../support/controlHarness.ts';
+import { SENTINEL_KEY } from '../../../support/sentinel.ts';
+
+/** The key the user changes to while a request waits for its resend; the gateway accepts only this one. */
+const NEW_KEY = 'sk-airlock-changed-before-resend-0c4e9a7d2b6f8e1a3c5d7f9b';
+const OVERLOADED = JSON.stringify({ error: { message: 'The server is overloaded', type: 'server_error' } });
+
+let harness: ControlHarness;
+let agentToken: string;
+
+beforeAll(async () => {
+  harness = await startControlHarness({ simulator: { validKeys: [NEW_KEY] } });
+  agentToken = await setUpMainProfileAndAgent(harness);
+});
+afterAll(() => harness.close());
+beforeEach(async () => {
+  await harness.json('/profiles/main/key', { method: 'PUT', body: JSON.stringify({ key: SENTINEL_KEY }) });
+  harness.simulator.reset();
+});
+
+/**
+ * A chat request whose first attempt is answered `firstStatus` (a 503 is resent, a 500 goes to the
+ * profile's fallbacks) only once `changeKey` has run: the key changes while the request is between
+ * its attempt and the next, whatever the load.
+ */
+async function changeKeyBeforeResend(changeKey: () => Promise<unknown>, firstStatus = 503) {
+  let endFirstAnswer: () => void = () => undefined;
+  const firstAnswerEnds = new Promise<void>((resolve) => (endFirstAnswer = resolve));
+  harness.simulator.script({
+    kind: 'text',
+    status: firstStatus,
+    text: OVERLOADED,
+    contentType: 'application/json',
+    pausedAt: { byte: 0, until: firstAnswerEnds },
+  });
+  const answer = rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+    method: 'POST',
+    headers: { ...JSON_HEADERS, authorization: `Bearer ${agentToken}` },
+    body: chatBody(),
+  });
+  await expect.poll(() => harness.simulator.received.length).toBe(1);
+  await changeKey();
+  endFirstAnswer();
+  return answer;
+}
+
+/** The last four characters of the key each attempt came with (the simulator records keys masked). */
+const sentKeys = () => harness.simulator.received.map((received) => String(received.headers.authorization).slice(-4));
+const lastFour = (key: string) => key.slice(-4);
+
+describe('the gateway key changed while a request waits for its resend', () => {
+  it('a replaced key: the resend goes with the new one, not the key the user replaced', async () => {
+    const answer = await changeKeyBeforeResend(() =>
+      harness.json('/profiles/main/key', { method: 'PUT', body: JSON.stringify({ key: NEW_KEY }) }),
+    );
+    expect(answer.status).toBe(200);
+    expect(sentKeys()).toEqual([lastFour(SENTINEL_KEY), lastFour(NEW_KEY)]);
+    expect((await harness.loggedDetail(answer)).row.retries).toBe(1);
+  });
+
+  it('a removed key: nothing more is sent with it, and the client gets the gateway’s answer with why it was not resent', async () => {
+    const answer = await changeKeyBeforeResend(() => harness.json('/profiles/main/key', { method: 'DELETE' }));
+    expect(answer.status).toBe(503);
+    expect(sentKeys()).toEqual([lastFour(SENTINEL_KEY)]);
+    const { row } = await harness.loggedDetail(answer);
+    expect(row.retries).toBe(0);
+    expect(row.notes.join(' ')).toMatch(/Not resent: the gateway key of profile "main" was removed/);
+  });
+
+  it('the new key is masked in the resend’s answer, as the first key is', async () => {
+    const answer = await changeKeyBeforeResend(() => {
+      // The resend's answer hands back the key it came with.
+      harness.simulator.script({ kind: 'echoKey' });
+      return harness.json('/profiles/main/key', { method: 'PUT', body: JSON.stringify({ key: NEW_KEY }) });
+    });
+    expect(answer.status).toBe(200);
+    expect(sentKeys()).toEqual([lastFour(SENTINEL_KEY), lastFour(NEW_KEY)]);
+    expect(answer.body).not.toContain(NEW_KEY);
+    expect(JSON.stringify(answer.headers)).not.toContain(NEW_KEY);
+    const logged = await harness.loggedDetail(answer);
+    expect(JSON.stringify(logged)).not.toContain(NEW_KEY);
+  });
+});
+
+describe('the gateway key changed while a request waits for a fallback on another model of its profile', () => {
+  const setFallbacks = (fallbacks: unknown[]) => harness.json('/profiles/main', { method: 'PUT', body: JSON.stringify({ fallbacks }) });
+  beforeEach(() => setFallbacks([{ model: 'deepseek-chat' }]));
+  afterEach(() => setFallbacks([]));
+
+  it('a replaced key: the fallback step goes with the new one', async () => {
+    // A 500 is not resent: the next model is the fallback's step.
+    const answer = await changeKeyBeforeResend(
+      () => harness.json('/profiles/main/key', { method: 'PUT', body: JSON.stringify({ key: NEW_KEY }) }),
+      500,
+    );
+    expect(answer.status).toBe(200);
+    expect(sentKeys()).toEqual([lastFour(SENTINEL_KEY), lastFour(NEW_KEY)]);
+  });
+
+  it('a removed key: the step is skipped, saying why, and the first step’s answer goes to the client', async () => {
+    const answer = await changeKeyBeforeResend(() => harness.json('/profiles/main/key', { method: 'DELETE' }), 500);
+    expect(answer.status).toBe(500);
+    expect(sentKeys()).toEqual([lastFour(SENTINEL_KEY)]);
+    const { row } = await harness.loggedDetail(answer);
+    expect(row.fallbackChain?.at(-1)).toMatchObject({ model: 'deepseek-chat', status: null, note: expect.stringMatching(/was removed/) });
+  });
+});

@@ -223,9 +223,22 @@ function setForeignWalAside(dataDir: string, nowMs: number): { report: LogRecove
     throw new RequestLogUnreadableError(dbPath, error);
   }
   if (reason === null) return { report: null, wal };
-  const aside = moveAside(dataDir, freeAsideName(dataDir, nowMs, 'foreign'), ['-wal', '-shm']);
-  const movedTo = aside.moved['-wal'] as string;
-  const report: LogRecoveryReport = {
+  const report = setWalAside(
+    dataDir,
+    freeAsideName(dataDir, nowMs, 'foreign'),
+    reason,
+    (movedTo) =>
+      `The write-ahead log beside the request log (${DATABASE_FILE_NAME}-wal) belongs to another database: ${reason}. ` +
+      `SQLite would have replayed it over this log's requests, so it was moved, unread, to ${movedTo} and the log opened without it; ` +
+      `nothing in it is counted. If it is the WAL of a log copied here, put it back beside that log's ${DATABASE_FILE_NAME} to read it.`,
+  );
+  return { report, wal: null };
+}
+
+/** Moves the WAL and shm alone aside under `name`: nothing of them is read back or counted; `message` says so for people. */
+function setWalAside(dataDir: string, name: string, reason: string, message: (movedTo: string) => string): LogRecoveryReport {
+  const movedTo = moveAside(dataDir, name, ['-wal', '-shm']).moved['-wal'] as string;
+  return {
     reason,
     movedTo,
     recoveredRequests: 0,
@@ -233,12 +246,8 @@ function setForeignWalAside(dataDir: string, nowMs: number): { report: LogRecove
     recoveredTodayCredits: 0,
     recoveredMonthCredits: 0,
     salvageError: null,
-    message:
-      `The write-ahead log beside the request log (${DATABASE_FILE_NAME}-wal) belongs to another database: ${reason}. ` +
-      `SQLite would have replayed it over this log's requests, so it was moved, unread, to ${movedTo} and the log opened without it; ` +
-      `nothing in it is counted. If it is the WAL of a log copied here, put it back beside that log's ${DATABASE_FILE_NAME} to read it.`,
+    message: message(movedTo),
   };
-  return { report, wal: null };
 }
 
 /**
@@ -248,19 +257,13 @@ function setForeignWalAside(dataDir: string, nowMs: number): { report: LogRecove
  * before, so the window lost every body it showed (they stayed in the moved file).
  */
 function setStrayWalAside(dataDir: string, nowMs: number, walProblem: string): LogRecoveryReport {
-  const aside = moveAside(dataDir, freeAsideName(dataDir, nowMs), ['-wal', '-shm']);
-  const movedTo = aside.moved['-wal'] as string;
   const reason = `a damaged write-ahead log (${DATABASE_FILE_NAME}-wal) appeared beside it after Airlock last closed it cleanly: ${walProblem}`;
-  return {
+  return setWalAside(
+    dataDir,
+    freeAsideName(dataDir, nowMs),
     reason,
-    movedTo,
-    recoveredRequests: 0,
-    recoveredIdempotentAnswers: 0,
-    recoveredTodayCredits: 0,
-    recoveredMonthCredits: 0,
-    salvageError: null,
-    message:
+    (movedTo) =>
       `The request log is whole, but ${reason}. That close left no write-ahead log, so this one holds none of the log's requests: ` +
       `it was moved, unread, to ${movedTo}, and the log opened as it was closed.`,
-  };
+  );
 }

@@ -170,6 +170,8 @@ export interface SpendGate {
    * they admit a request, with those runs counted. Null when admitted, else the cap it would cross.
    */
   admitResend?(input: SpendCheckInput, runsBefore: number): LocalRefusal | null;
+  /** `profile` with its caps as configured now (a resend's, asked after its admission); the same profile where they did not change. */
+  withCapsNow?(profile: Profile): Profile;
   /** Lowers an admitted request's held estimate to a closer one (a count after an upper bound); never raises it. */
   refineHold(input: SpendCheckInput): void;
   /** Called once per admitted request, when it ends (it releases the request's reservation). */

@@ -129,8 +129,10 @@ export interface ResendAsk {
  * closure for it.
  */
 export async function resendAdmitted(ask: ResendAsk, runsBefore: number): Promise<LocalRefusal | null> {
-  const { spendGate, requester, plan, profile } = ask;
+  const { spendGate, requester, plan } = ask;
   if (spendGate?.admitResend === undefined || requester === undefined) return null;
+  // The caps as they are when the resend goes: the user may have lowered or set them while the request ran.
+  const profile = spendGate.withCapsNow?.(ask.profile) ?? ask.profile;
   if (!spendGate.needsInputEstimate(requester.identity, profile)) return null;
   return spendGate.admitResend(spendCheckInput(ask.trace.requestId, requester, profile, plan, await estimateInputTokens(plan)), runsBefore);
 }

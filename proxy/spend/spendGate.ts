@@ -13,6 +13,11 @@ export interface SpendGateDeps {
   ledger: SpendLedger;
   /** The client token's budget from the config (read from memory, never from disk per request). */
   clientBudget(clientName: string): Budget | undefined;
+  /**
+   * The profile as configured now (read from memory), for a resend's caps; undefined where it is not in
+   * the config (gone, or a profile of this run only): the request's own is used.
+   */
+  profileNow?: (profileId: string) => Profile | undefined;
   nowMs?: () => number;
   /** Spend the log lost and could not account for: caps whose period holds it refuse (the log's ledgerGap). */
   ledgerGap?: (nowMs: number) => LedgerGap | null;
@@ -188,6 +193,15 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     return refusal;
   }
 
+  /**
+   * A resend goes out later than its admission: the user may have lowered, set or removed the
+   * profile's caps since, and means the new ones for a request still being retried.
+   */
+  function withCapsNow(profile: Profile): Profile {
+    const now = deps.profileNow?.(profile.id);
+    return now === undefined || now.budget === profile.budget ? profile : { ...profile, budget: now.budget };
+  }
+
   /** A step that failed and was left for the next one: not a rejected key, so a probe it carried has its answer. */
   function stepLeft(profileId: string): void {
     authBreaker.recordUpstreamOutcome({ profileId, status: 0, keyRejected: false, atMs: nowMs() });
@@ -210,6 +224,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     check,
     admitStep,
     admitResend,
+    withCapsNow,
     stepLeft,
     refineHold,
     recordOutcome,

@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { LocalErrorClass } from './errors.ts';
 import type { Profile } from './profile.ts';
+import type { PromptCacheWrites } from './usage.ts';
 
 /**
  * The seams of the forwarding pipeline. `startServer` is given one implementation of each; the
@@ -126,6 +127,8 @@ export interface SpendCheckInput {
    */
   inputSource?: object;
   inputBoundOf?: (source: object) => number | null;
+  /** The prompt-cache writes `inputSource` asks for: asked only where a cap prices its input, which such writes cost more than. */
+  cacheWritesOf?: (source: object) => PromptCacheWrites;
 }
 
 export interface SpendOutcome {

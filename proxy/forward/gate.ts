@@ -3,7 +3,7 @@ import type { Profile } from '../contracts/profile.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
 import type { StoredResponse } from '../contracts/idempotencyStore.ts';
 import type { IdempotencyCache, IdempotencyTicket } from '../spend/idempotencyCache.ts';
-import { estimateInputTokens, quickInputBound, quickInputEstimate } from './accounting.ts';
+import { estimateInputTokens, planCacheWrites, quickInputBound, quickInputEstimate } from './accounting.ts';
 import { claimIdempotency, sendReplay } from './idempotency.ts';
 import { STOPPING } from './ownRefusals.ts';
 import type { ExchangePlan } from './plan.ts';
@@ -165,5 +165,6 @@ export function spendCheckInput(
     uploadAudio: plan.uploadAudio,
     inputSource: plan,
     inputBoundOf: quickInputBound,
+    cacheWritesOf: planCacheWrites,
   };
 }

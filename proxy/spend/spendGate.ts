@@ -1,6 +1,7 @@
 import { audioCostOf, inputCostOf, outputCostOf, priceOfRequest } from './cost.ts';
 import type { LedgerGap } from '../contracts/log.ts';
-import type { Budget, Profile } from '../contracts/profile.ts';
+import type { Budget, ModelPrice, Profile } from '../contracts/profile.ts';
+import type { PromptCacheWrites } from '../contracts/usage.ts';
 import type { ClientIdentity, LocalRefusal, SpendCheckInput, SpendGate, SpendOutcome, StepCheckInput } from '../contracts/ports.ts';
 import { AuthCircuitBreaker, type AuthCircuitBreakerOptions } from './authCircuitBreaker.ts';
 import { decideBudget, type BudgetOwner } from './budgetDecision.ts';
@@ -291,10 +292,18 @@ function upfrontOf(input: SpendCheckInput, capped: boolean): Upfront {
   const audio = input.uploadAudio ?? null;
   const audioCredits = capped && audio !== null ? audioCostOf(audio.seconds, price, multiplier) : null;
   return {
-    inputCredits: input.estimatedInputTokens === null ? null : inputCostOf(input.estimatedInputTokens, price, multiplier),
+    inputCredits:
+      input.estimatedInputTokens === null ? null : inputCostOf(input.estimatedInputTokens, price, multiplier, cacheWrites(input, price)),
     perCallCredits: capped && price?.perCall !== undefined ? price.perCall * multiplier * (input.callsBound ?? 1) : null,
     audioCredits: audio?.exact === true ? audioCredits : null,
     audioBoundCredits: audio?.exact === false ? audioCredits : null,
     outputCredits: capped && input.outputTokensBound !== null ? outputCostOf(input.outputTokensBound, price, multiplier) : null,
   };
+}
+
+/** The prompt-cache writes the request asks for, looked for only where its input has a price to count them at. */
+function cacheWrites(input: SpendCheckInput, price: ModelPrice | undefined): PromptCacheWrites {
+  const { inputSource, cacheWritesOf } = input;
+  if (price?.inputPer1M === undefined || inputSource === undefined || cacheWritesOf === undefined) return 'none';
+  return cacheWritesOf(inputSource);
 }

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { LocalErrorClass } from './errors.ts';
 import type { Profile } from './profile.ts';
-import type { PromptCacheWrites } from './usage.ts';
+import type { PromptCacheWrites, TokenUsage } from './usage.ts';
 
 /**
  * The seams of the forwarding pipeline. `startServer` is given one implementation of each; the
@@ -131,6 +131,12 @@ export interface SpendCheckInput {
   cacheWritesOf?: (source: object) => PromptCacheWrites;
 }
 
+/** A running request's use and cost so far, as its in-flight row's `progress` estimates them. */
+export interface SpendSoFar {
+  usage: TokenUsage;
+  costCredits: number | null;
+}
+
 export interface SpendOutcome {
   requestId: string;
   identity: ClientIdentity;
@@ -177,6 +183,8 @@ export interface SpendGate {
   withCapsNow?(profile: Profile): Profile;
   /** Lowers an admitted request's held estimate to a closer one (a count after an upper bound); never raises it. */
   refineHold(input: SpendCheckInput): void;
+  /** A running request's estimated spend so far (its `progress`), as it grows: the burst guard's credit rate counts it. */
+  spentSoFar?(requestId: string, estimate: SpendSoFar): void;
   /** Called once per admitted request, when it ends (it releases the request's reservation). */
   recordOutcome(outcome: SpendOutcome): void;
 }

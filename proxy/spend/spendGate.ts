@@ -2,7 +2,15 @@ import { audioCostOf, inputCostOf, outputCostOf, priceOfRequest } from './cost.t
 import type { LedgerGap } from '../contracts/log.ts';
 import type { Budget, ModelPrice, Profile } from '../contracts/profile.ts';
 import type { PromptCacheWrites } from '../contracts/usage.ts';
-import type { ClientIdentity, LocalRefusal, SpendCheckInput, SpendGate, SpendOutcome, StepCheckInput } from '../contracts/ports.ts';
+import type {
+  ClientIdentity,
+  LocalRefusal,
+  SpendCheckInput,
+  SpendGate,
+  SpendOutcome,
+  SpendSoFar,
+  StepCheckInput,
+} from '../contracts/ports.ts';
 import { AuthCircuitBreaker, type AuthCircuitBreakerOptions } from './authCircuitBreaker.ts';
 import { decideBudget, type BudgetOwner } from './budgetDecision.ts';
 import { ANONYMOUS_CLIENT, BurstGuard, type BurstGuardSettings, type ClientPause } from './burstGuard.ts';
@@ -50,6 +58,8 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
   const authBreaker = new AuthCircuitBreaker(deps.authBreaker);
   const { ledger } = deps;
   const reservations = new InFlightReservations(priceLater);
+  /** The burst window each admitted request counts in, until it ends: a running stream's spend so far is told by its id. */
+  const burstKeys = new Map<string, string>();
 
   function check(input: SpendCheckInput, apiKey?: string): LocalRefusal | null {
     const atMs = nowMs();
@@ -63,7 +73,10 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
       (scopes === null ? null : budgetRefusal(input, scopes, upfront, atMs)) ??
       burstGuard.admit(burstKey, atMs) ??
       breakerRefusal(input, atMs, apiKey);
-    if (refusal === null) hold(input, scopes, upfront, capped);
+    if (refusal === null) {
+      hold(input, scopes, upfront, capped);
+      burstKeys.set(input.requestId, burstKey);
+    }
     return refusal;
   }
 
@@ -127,7 +140,8 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     const clientName = outcome.identity.tokenName;
     reservations.release(outcome.requestId);
     ledger.record({ profileId: outcome.profileId, clientName, costCredits: outcome.costCredits, atMs: outcome.startedAtMs });
-    burstGuard.recordCredits(clientName ?? ANONYMOUS_CLIENT, outcome.costCredits, outcome.atMs);
+    burstKeys.delete(outcome.requestId);
+    burstGuard.recordCredits(clientName ?? ANONYMOUS_CLIENT, outcome.costCredits, outcome.atMs, outcome.requestId);
     // The outcome itself: the breaker reads its profile, status, key and time, and keeps none of it.
     authBreaker.recordUpstreamOutcome(outcome);
   }
@@ -203,6 +217,17 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     return now === undefined || now.budget === profile.budget ? profile : { ...profile, budget: now.budget };
   }
 
+  /**
+   * A running request's estimated spend so far (its `progress`): counted by the burst guard as it
+   * grows, once the gateway is answering. The estimate made when it was sent, before any answer, is
+   * left out: a pause is sticky, and a gateway that refuses it (a 401, a 429) bills nothing.
+   */
+  function spentSoFar(requestId: string, estimate: SpendSoFar): void {
+    const burstKey = burstKeys.get(requestId);
+    if (burstKey === undefined || estimate.costCredits === null || estimate.usage.outputTokens === 0) return;
+    burstGuard.spentSoFar(burstKey, requestId, estimate.costCredits, nowMs());
+  }
+
   /** A step that failed and was left for the next one: not a rejected key, so a probe it carried has its answer. */
   function stepLeft(profileId: string): void {
     authBreaker.recordUpstreamOutcome({ profileId, status: 0, keyRejected: false, atMs: nowMs() });
@@ -226,6 +251,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     admitStep,
     admitResend,
     withCapsNow,
+    spentSoFar,
     stepLeft,
     refineHold,
     recordOutcome,

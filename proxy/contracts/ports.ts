@@ -1,5 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { LocalErrorClass } from './errors.ts';
+import type { ProfileSpend } from './log.ts';
 import type { Profile } from './profile.ts';
 import type { PromptCacheWrites, TokenUsage } from './usage.ts';
 
@@ -147,6 +148,8 @@ export interface SpendOutcome {
   /** The key the answering step was sent with: a rejection opens the breaker for that key, not for one set since; never kept. */
   apiKey?: string;
   costCredits: number | null;
+  /** Of `costCredits`, what profiles a fallback left may be billed (their runs): theirs, not `profileId`'s. */
+  leftSpend?: readonly ProfileSpend[];
   /** When the request started: its spend belongs to that local day and month, as its log row does. */
   startedAtMs: number;
   /** When it ended: the burst window and the auth breaker count from here. */

@@ -172,7 +172,7 @@ export function accountFor(trace: RequestTrace, plan: ExchangePlan, profile: Pro
   if (runs.length === 0) return answered;
   // Attempts the gateway had and may bill, with no usage stated: each counts its input, as its hold did.
   return Promise.all([answered, Promise.all(runs.map(runEstimate))]).then(([accounting, estimates]) =>
-    withUnstatedRuns(accounting, estimates),
+    withUnstatedRuns(accounting, estimates, profile.id),
   );
 }
 
@@ -181,7 +181,7 @@ async function runEstimate(run: UnstatedRun): Promise<RunEstimate> {
   const inputTokens = await estimateInputTokens(run.plan);
   const usage = inputTokens === null ? null : { inputTokens, outputTokens: 0 };
   const price = priceOfRequest(run.profile.prices, run.plan);
-  return { inputTokens, costCredits: costOf(usage, price, run.profile.priceMultiplier).costCredits };
+  return { inputTokens, costCredits: costOf(usage, price, run.profile.priceMultiplier).costCredits, profileId: run.profile.id };
 }
 
 /**

@@ -139,7 +139,8 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
   function recordOutcome(outcome: SpendOutcome): void {
     const clientName = outcome.identity.tokenName;
     reservations.release(outcome.requestId);
-    ledger.record({ profileId: outcome.profileId, clientName, costCredits: outcome.costCredits, atMs: outcome.startedAtMs });
+    const { profileId, costCredits, leftSpend } = outcome;
+    ledger.record({ profileId, clientName, costCredits, atMs: outcome.startedAtMs, ...(leftSpend ? { leftSpend } : {}) });
     burstKeys.delete(outcome.requestId);
     burstGuard.recordCredits(clientName ?? ANONYMOUS_CLIENT, outcome.costCredits, outcome.atMs, outcome.requestId);
     // The outcome itself: the breaker reads its profile, status, key and time, and keeps none of it.

@@ -253,6 +253,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     ledger,
     ledgerGap: (nowMs) => log.ledgerGap(nowMs),
     clientBudget: (name) => config.snapshot().clientTokens.find((token) => token.name === name)?.budget,
+    profileNow: (profileId) => config.snapshot().profiles.find((profile) => profile.id === profileId),
     burstGuard: () => burstGuardOptionsFrom(config.snapshot().settings.burstLimits),
     commandHint: hint,
   });

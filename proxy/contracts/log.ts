@@ -24,6 +24,18 @@ export interface FallbackHop {
   status: number | null;
   errorClass: ErrorClass | null;
   note?: string;
+  /**
+   * What the request's runs on this hop's profile may be billed with no usage stated (504s before it
+   * fell back to another profile), when priced: on the first hop sent to each profile the request
+   * left. Part of the row's `costCredits`, but that profile's spend, not the answering one's.
+   */
+  costCredits?: number;
+}
+
+/** Spend of one profile within a request another profile answered (its runs a fallback left). */
+export interface ProfileSpend {
+  profileId: string;
+  costCredits: number;
 }
 
 export interface RequestLogRow {

@@ -1,6 +1,8 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { LocalErrorClass } from './errors.ts';
+import type { ProfileSpend } from './log.ts';
 import type { Profile } from './profile.ts';
+import type { PromptCacheWrites, TokenUsage } from './usage.ts';
 
 /**
  * The seams of the forwarding pipeline. `startServer` is given one implementation of each; the
@@ -137,6 +139,14 @@ export interface SpendCheckInput {
    */
   inputSource?: object;
   inputBoundOf?: (source: object) => number | null;
+  /** The prompt-cache writes `inputSource` asks for: asked only where a cap prices its input, which such writes cost more than. */
+  cacheWritesOf?: (source: object) => PromptCacheWrites;
+}
+
+/** A running request's use and cost so far, as its in-flight row's `progress` estimates them. */
+export interface SpendSoFar {
+  usage: TokenUsage;
+  costCredits: number | null;
 }
 
 export interface SpendOutcome {
@@ -149,6 +159,8 @@ export interface SpendOutcome {
   /** The key the answering step was sent with: a rejection opens the breaker for that key, not for one set since; never kept. */
   apiKey?: string;
   costCredits: number | null;
+  /** Of `costCredits`, what profiles a fallback left may be billed (their runs): theirs, not `profileId`'s. */
+  leftSpend?: readonly ProfileSpend[];
   /** When the request started: its spend belongs to that local day and month, as its log row does. */
   startedAtMs: number;
   /** When it ended: the burst window and the auth breaker count from here. */
@@ -181,8 +193,12 @@ export interface SpendGate {
    * they admit a request, with those runs counted. Null when admitted, else the cap it would cross.
    */
   admitResend?(input: SpendCheckInput, runsBefore: number): LocalRefusal | null;
+  /** `profile` with its caps as configured now (a resend's, asked after its admission); the same profile where they did not change. */
+  withCapsNow?(profile: Profile): Profile;
   /** Lowers an admitted request's held estimate to a closer one (a count after an upper bound); never raises it. */
   refineHold(input: SpendCheckInput): void;
+  /** A running request's estimated spend so far (its `progress`), as it grows: the burst guard's credit rate counts it. */
+  spentSoFar?(requestId: string, estimate: SpendSoFar): void;
   /** Called once per admitted request, when it ends (it releases the request's reservation). */
   recordOutcome(outcome: SpendOutcome): void;
 }

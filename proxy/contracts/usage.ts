@@ -20,3 +20,10 @@ export interface TokenUsage {
 /** Which wire protocol the client spoke, and whether Airlock translated it to Chat Completions. */
 export type ClientProtocol = 'openai' | 'anthropic' | 'responses';
 export type ProtocolMode = 'native' | 'translate';
+
+/**
+ * The longest-lived prompt-cache write a request's body asks for with Anthropic's `cache_control`
+ * markers (on a block, or top-level for automatic caching; LiteLLM and OpenRouter pass them on in a
+ * chat body): none, 5 minutes (the default), or 1 hour. Its input may be billed at that write price.
+ */
+export type PromptCacheWrites = 'none' | '5m' | '1h';

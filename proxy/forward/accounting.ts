@@ -4,7 +4,8 @@ import { statedUsageIn } from '../protocols/statedUsage.ts';
 import { byteEstimateTokens, inputTokensUpperBound, TOKENIZE_LIMIT_CHARS } from '../spend/estimate.ts';
 import { tokenEstimator } from '../spend/tokenEstimator.ts';
 import type { Profile } from '../contracts/profile.ts';
-import type { TokenUsage } from '../contracts/usage.ts';
+import type { PromptCacheWrites, TokenUsage } from '../contracts/usage.ts';
+import { promptCacheWritesIn } from '../protocols/cacheControlMarkers.ts';
 import { OutputTally, writtenInAnswer, type SignedThinkingSize } from './outputTally.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { ProgressEstimate } from './progressTick.ts';
@@ -74,6 +75,24 @@ export function quickInputEstimate(plan: ExchangePlan): { tokens: number | null;
 export function quickInputBound(plan: object): number | null {
   // Given only as SpendCheckInput.inputBoundOf, always beside the request's own plan as its source.
   return quickInputEstimate(plan as ExchangePlan).tokens;
+}
+
+/** Per plan, found once: a capped request's hold is priced several times (admission, its background count, a resend). */
+const cacheWritesByPlan = new WeakMap<object, PromptCacheWrites>();
+
+/**
+ * The prompt-cache writes a request's sent body asks for (SpendCheckInput.cacheWritesOf). A
+ * translated body has none (translation drops the markers). A body still arriving is never held by
+ * a cap at admission (earlyForward.ts); one a cap priced later is read as far as it came.
+ */
+export function planCacheWrites(source: object): PromptCacheWrites {
+  const known = cacheWritesByPlan.get(source);
+  if (known !== undefined) return known;
+  // Given only as SpendCheckInput.cacheWritesOf, always beside the request's own plan as its source.
+  const { body, textBody } = source as ExchangePlan;
+  const writes = body === null || !textBody ? 'none' : promptCacheWritesIn(body.length === 1 ? body[0]! : Buffer.concat(body));
+  cacheWritesByPlan.set(source, writes);
+  return writes;
 }
 
 export async function estimateInputTokens(plan: ExchangePlan, counting = TOKENIZER_COUNTING): Promise<number | null> {
@@ -153,7 +172,7 @@ export function accountFor(trace: RequestTrace, plan: ExchangePlan, profile: Pro
   if (runs.length === 0) return answered;
   // Attempts the gateway had and may bill, with no usage stated: each counts its input, as its hold did.
   return Promise.all([answered, Promise.all(runs.map(runEstimate))]).then(([accounting, estimates]) =>
-    withUnstatedRuns(accounting, estimates),
+    withUnstatedRuns(accounting, estimates, profile.id),
   );
 }
 
@@ -162,7 +181,7 @@ async function runEstimate(run: UnstatedRun): Promise<RunEstimate> {
   const inputTokens = await estimateInputTokens(run.plan);
   const usage = inputTokens === null ? null : { inputTokens, outputTokens: 0 };
   const price = priceOfRequest(run.profile.prices, run.plan);
-  return { inputTokens, costCredits: costOf(usage, price, run.profile.priceMultiplier).costCredits };
+  return { inputTokens, costCredits: costOf(usage, price, run.profile.priceMultiplier).costCredits, profileId: run.profile.id };
 }
 
 /**

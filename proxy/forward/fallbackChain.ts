@@ -1,6 +1,6 @@
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { RequestFallback } from '../contracts/lifecycle.ts';
-import type { FallbackHop } from '../contracts/log.ts';
+import type { FallbackHop, ProfileSpend } from '../contracts/log.ts';
 
 /** The fallback steps of one request (contracts FallbackHop): empty until it falls back. */
 export class FallbackChain {
@@ -32,4 +32,20 @@ export class FallbackChain {
     if (!this.#outcomeKnown) chain[this.#stepIndex] = { ...answering, status: status || null, errorClass };
     return { profileId: answering.profileId, upstreamModel: answering.model, chain };
   }
+}
+
+/**
+ * The chain with what each profile the request left may be billed, on the first hop sent to it
+ * (FallbackHop.costCredits): the log then counts it toward that profile's spend, and the answering
+ * profile's is the row's cost less it.
+ */
+export function withLeftSpend(fallback: RequestFallback, leftSpend: readonly ProfileSpend[]): RequestFallback {
+  const costed = new Set<string>();
+  const chain = fallback.chain.map((hop) => {
+    const spend = leftSpend.find((entry) => entry.profileId === hop.profileId);
+    if (spend === undefined || hop.status === null || costed.has(hop.profileId)) return hop;
+    costed.add(hop.profileId);
+    return { ...hop, costCredits: spend.costCredits };
+  });
+  return { ...fallback, chain };
 }

@@ -3,7 +3,7 @@ import type { Profile } from '../contracts/profile.ts';
 import { KeyMasker } from '../core/keyMasker.ts';
 import type { StoredResponse } from '../contracts/idempotencyStore.ts';
 import type { IdempotencyCache, IdempotencyTicket } from '../spend/idempotencyCache.ts';
-import { estimateInputTokens, quickInputBound, quickInputEstimate } from './accounting.ts';
+import { estimateInputTokens, planCacheWrites, quickInputBound, quickInputEstimate } from './accounting.ts';
 import { claimIdempotency, sendReplay } from './idempotency.ts';
 import { STOPPING } from './ownRefusals.ts';
 import type { ExchangePlan } from './plan.ts';
@@ -129,8 +129,10 @@ export interface ResendAsk {
  * closure for it.
  */
 export async function resendAdmitted(ask: ResendAsk, runsBefore: number): Promise<LocalRefusal | null> {
-  const { spendGate, requester, plan, profile } = ask;
+  const { spendGate, requester, plan } = ask;
   if (spendGate?.admitResend === undefined || requester === undefined) return null;
+  // The caps as they are when the resend goes: the user may have lowered or set them while the request ran.
+  const profile = spendGate.withCapsNow?.(ask.profile) ?? ask.profile;
   if (!spendGate.needsInputEstimate(requester.identity, profile)) return null;
   return spendGate.admitResend(spendCheckInput(ask.trace.requestId, requester, profile, plan, await estimateInputTokens(plan)), runsBefore);
 }
@@ -163,5 +165,6 @@ export function spendCheckInput(
     uploadAudio: plan.uploadAudio,
     inputSource: plan,
     inputBoundOf: quickInputBound,
+    cacheWritesOf: planCacheWrites,
   };
 }

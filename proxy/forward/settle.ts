@@ -37,6 +37,7 @@ function end(gated: Gated, answered: ExchangeStep, spendGate: SpendGate | undefi
     keyRejected: trace.errorClass === 'auth' && trace.successFailure !== 'declared' && !isHeld(target) && target.keyLease === undefined,
     ...(isHeld(target) ? {} : { apiKey: target.apiKey }),
     costCredits: accounting.costCredits,
+    ...(accounting.leftSpend ? { leftSpend: accounting.leftSpend } : {}),
     startedAtMs: trace.startedAtMs,
     atMs: Date.now(),
   });

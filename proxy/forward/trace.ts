@@ -13,6 +13,7 @@ import { newRequestId } from '../core/requestId.ts';
 import { progressTick, streamStartsEstimating, streamStopsEstimating, type ProgressEstimate } from './progressTick.ts';
 import type { TraceAccounting, TraceStart } from './traceShapes.ts';
 import { RequestAttempts } from './requestAttempts.ts';
+import { withLeftSpend } from './fallbackChain.ts';
 import { WrittenOutput } from './writtenOutput.ts';
 import type { OutputTally } from './outputTally.ts';
 
@@ -377,7 +378,7 @@ export class RequestTrace {
     if (uploadNote !== null) notes = [...(notes ?? []), uploadNote];
     if (notes !== null) event.logNotes = notes;
     const fallback = this.fallback;
-    if (fallback !== undefined) event.fallback = fallback;
+    if (fallback !== undefined) event.fallback = accounting.leftSpend ? withLeftSpend(fallback, accounting.leftSpend) : fallback;
     this.events.emit(event);
   }
 }

@@ -1,4 +1,4 @@
-import { unstatedInputNote } from '../contracts/log.ts';
+import { unstatedInputNote, type ProfileSpend } from '../contracts/log.ts';
 import type { Profile } from '../contracts/profile.ts';
 import type { ExchangePlan } from './plan.ts';
 import type { TraceAccounting } from './traceShapes.ts';
@@ -28,6 +28,8 @@ export interface UnstatedRun {
 export interface RunEstimate {
   inputTokens: number | null;
   costCredits: number | null;
+  /** The profile it ran on: a fallback step's may be another than the one answering. */
+  profileId: string;
 }
 
 /**
@@ -38,7 +40,28 @@ export interface RunEstimate {
  * note says what was counted: the input, or else a per-call price; with neither, the row is the
  * answer's alone and says nothing it did not count.
  */
-export function withUnstatedRuns(answered: TraceAccounting, runs: readonly RunEstimate[]): TraceAccounting {
+export function withUnstatedRuns(answered: TraceAccounting, runs: readonly RunEstimate[], answeringProfileId: string): TraceAccounting {
+  const accounted = withRunCosts(answered, runs);
+  const leftSpend = spendOnOtherProfiles(runs, answeringProfileId);
+  return leftSpend.length === 0 ? accounted : { ...accounted, leftSpend };
+}
+
+/**
+ * The priced runs on profiles other than the answering one, summed per profile: each profile's caps
+ * and spend count its own runs, where the row (one profile) names the answering one.
+ */
+function spendOnOtherProfiles(runs: readonly RunEstimate[], answeringProfileId: string): ProfileSpend[] {
+  const spend: ProfileSpend[] = [];
+  for (const { profileId, costCredits } of runs) {
+    if (costCredits === null || costCredits <= 0 || profileId === answeringProfileId) continue;
+    const known = spend.find((entry) => entry.profileId === profileId);
+    if (known === undefined) spend.push({ profileId, costCredits });
+    else known.costCredits += costCredits;
+  }
+  return spend;
+}
+
+function withRunCosts(answered: TraceAccounting, runs: readonly RunEstimate[]): TraceAccounting {
   const counted = runs.filter((run) => run.inputTokens !== null);
   const priced = runs.filter((run) => run.costCredits !== null);
   if (counted.length === 0 && priced.length === 0) return answered;

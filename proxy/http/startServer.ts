@@ -18,6 +18,7 @@ import { busySinceLastCheck, InFlightRequests, startForwardingReclaimer } from '
 import { answerClientError } from './clientErrors.ts';
 import { DESKTOP_RESUME_WAY, pausedRefusal } from '../forward/ownRefusals.ts';
 import type { CommandHint } from '../contracts/cli.ts';
+import type { SpendGate } from '../contracts/ports.ts';
 
 export interface ServerOptions {
   host?: string;
@@ -94,6 +95,7 @@ export const REQUEST_TIMEOUT_MS = 300_000;
 export async function startServer(options: ServerOptions): Promise<ProxyHandle> {
   const host = options.host ?? DEFAULT_HOST;
   const events = options.events ?? new RequestEvents();
+  const stopCountingRunningSpend = countRunningSpend(events, options.services.spendGate);
   const inFlight = new InFlightRequests();
   const shutdown = new ForwardShutdown();
   let paused = false;
@@ -195,11 +197,23 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
       server.closeAllConnections();
       await closed;
       reclaimer.stop();
+      stopCountingRunningSpend();
       await closeUpstreamAgents();
       if (translation !== options.translation) await translation.close();
       return { ...report, cutAnswers };
     },
   };
+}
+
+/**
+ * Hands the spend gate each running request's estimated spend so far (the `progress` its in-flight
+ * row gets: at the first send, then about once a second of a stream), for the burst guard's credit rate.
+ */
+function countRunningSpend(events: RequestEvents, spendGate: SpendGate | undefined): () => void {
+  if (spendGate?.spentSoFar === undefined) return () => undefined;
+  return events.subscribe((event) => {
+    if (event.type === 'progress') spendGate.spentSoFar?.(event.requestId, event);
+  });
 }
 
 /**

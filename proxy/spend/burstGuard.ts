@@ -52,6 +52,8 @@ export class BurstGuard {
   readonly #settings: BurstGuardSettings;
   readonly #windows = new Map<string, ClientWindow>();
   readonly #paused = new Map<string, ClientPause>();
+  /** What each running request's estimate has counted so far (`spentSoFar`), until its cost replaces it. */
+  readonly #running = new Map<string, number>();
   /** Names the CLI's resume in the refusal, so a terminal user can act: it reaches the running proxy, so its --port too. */
   readonly #hint: CommandHint;
 
@@ -91,14 +93,40 @@ export class BurstGuard {
     );
   }
 
-  /** Adds a finished request's cost; crossing the credit limit pauses the client's later requests. */
-  recordCredits(clientName: string, credits: number | null, atMs: number): void {
-    if (credits === null || credits <= 0 || this.#paused.has(clientName)) return;
+  /**
+   * A running request's spend so far, as its estimate grows (a stream's, about once a second): the
+   * growth counts in its client's window when it is spent, so long streams a runaway agent started
+   * together pause it while they run, not only once they end. `recordCredits` with the same request
+   * id replaces the estimate with the cost.
+   */
+  spentSoFar(clientName: string, requestId: string, credits: number, atMs: number): void {
+    const before = this.#running.get(requestId) ?? 0;
+    this.#running.set(requestId, credits);
+    this.#addSpend(clientName, credits - before, atMs);
+  }
+
+  /**
+   * Adds a finished request's cost, less what its running estimate counted already (`requestId`);
+   * crossing the credit limit pauses the client's later requests. The cost replaces the estimate as
+   * it does on the request's row: none (null) takes the estimate back.
+   */
+  recordCredits(clientName: string, credits: number | null, atMs: number, requestId?: string): void {
+    let counted = 0;
+    if (requestId !== undefined && this.#running.size > 0) {
+      counted = this.#running.get(requestId) ?? 0;
+      this.#running.delete(requestId);
+    }
+    this.#addSpend(clientName, (credits ?? 0) - counted, atMs);
+  }
+
+  /** Spend, or a correction of an estimate counted before (negative when the cost came out lower). */
+  #addSpend(clientName: string, credits: number, atMs: number): void {
+    if (credits === 0 || Number.isNaN(credits) || this.#paused.has(clientName)) return;
     const options = this.#currentOptions();
     const window = this.#window(clientName, atMs, options.windowMs);
     window.spends.push({ atMs, credits });
     window.windowCredits += credits;
-    if (window.windowCredits > options.maxCredits) {
+    if (credits > 0 && window.windowCredits > options.maxCredits) {
       const spent = formatCredits(window.windowCredits);
       this.#pause(clientName, atMs, `${spent} credits within ${windowText(options)} (limit ${formatCredits(options.maxCredits)})`);
     }

@@ -1,5 +1,5 @@
 import type { ModelPrice } from '../contracts/profile.ts';
-import type { TokenUsage } from '../contracts/usage.ts';
+import type { PromptCacheWrites, TokenUsage } from '../contracts/usage.ts';
 
 const TOKENS_PER_PRICE_UNIT = 1_000_000;
 const SECONDS_PER_MINUTE = 60;
@@ -55,10 +55,28 @@ export function audioCostOf(audioSeconds: number, price: ModelPrice | undefined,
   return (audioSeconds / SECONDS_PER_MINUTE) * price.perAudioMinute * multiplier;
 }
 
-/** Input-side credits for a token count (the budget's per-request cap uses this before sending). */
-export function inputCostOf(inputTokens: number, price: ModelPrice | undefined, multiplier: number): number | null {
+/**
+ * Input-side credits for a token count, the most it may cost (caps and holds use this before
+ * sending): a request whose markers ask for prompt-cache writes may have all its input written, at
+ * the write price of the longest-lived marker or the input price, whichever is higher. Held at the
+ * input price, a 1-hour write was counted half short.
+ */
+export function inputCostOf(
+  inputTokens: number,
+  price: ModelPrice | undefined,
+  multiplier: number,
+  writes: PromptCacheWrites = 'none',
+): number | null {
   if (!price || price.inputPer1M === undefined) return null;
-  return ((inputTokens * price.inputPer1M) / TOKENS_PER_PRICE_UNIT) * multiplier;
+  return ((inputTokens * inputBoundPer1M(price, price.inputPer1M, writes)) / TOKENS_PER_PRICE_UNIT) * multiplier;
+}
+
+function inputBoundPer1M(price: ModelPrice, inputPer1M: number, writes: PromptCacheWrites): number {
+  if (writes === 'none') return inputPer1M;
+  const write5m = price.cacheWritePer1M ?? inputPer1M * CACHE_WRITE_5M_PER_INPUT;
+  // A request may mix both lifetimes (1-hour markers before 5-minute ones): the dearer bounds it.
+  const write1h = writes === '1h' ? (price.cacheWrite1hPer1M ?? inputPer1M * CACHE_WRITE_1H_PER_INPUT) : 0;
+  return Math.max(inputPer1M, write5m, write1h);
 }
 
 /** The most a request's output may cost at `outputTokens` (its stated limit): held against caps while it runs. */

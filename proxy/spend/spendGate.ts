@@ -1,7 +1,16 @@
 import { audioCostOf, inputCostOf, outputCostOf, priceOfRequest } from './cost.ts';
 import type { LedgerGap } from '../contracts/log.ts';
-import type { Budget, Profile } from '../contracts/profile.ts';
-import type { ClientIdentity, LocalRefusal, SpendCheckInput, SpendGate, SpendOutcome, StepCheckInput } from '../contracts/ports.ts';
+import type { Budget, ModelPrice, Profile } from '../contracts/profile.ts';
+import type { PromptCacheWrites } from '../contracts/usage.ts';
+import type {
+  ClientIdentity,
+  LocalRefusal,
+  SpendCheckInput,
+  SpendGate,
+  SpendOutcome,
+  SpendSoFar,
+  StepCheckInput,
+} from '../contracts/ports.ts';
 import { AuthCircuitBreaker, type AuthCircuitBreakerOptions } from './authCircuitBreaker.ts';
 import { decideBudget, type BudgetOwner } from './budgetDecision.ts';
 import { ANONYMOUS_CLIENT, BurstGuard, type BurstGuardSettings, type ClientPause } from './burstGuard.ts';
@@ -13,6 +22,11 @@ export interface SpendGateDeps {
   ledger: SpendLedger;
   /** The client token's budget from the config (read from memory, never from disk per request). */
   clientBudget(clientName: string): Budget | undefined;
+  /**
+   * The profile as configured now (read from memory), for a resend's caps; undefined where it is not in
+   * the config (gone, or a profile of this run only): the request's own is used.
+   */
+  profileNow?: (profileId: string) => Profile | undefined;
   nowMs?: () => number;
   /** Spend the log lost and could not account for: caps whose period holds it refuse (the log's ledgerGap). */
   ledgerGap?: (nowMs: number) => LedgerGap | null;
@@ -44,6 +58,8 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
   const authBreaker = new AuthCircuitBreaker(deps.authBreaker);
   const { ledger } = deps;
   const reservations = new InFlightReservations(priceLater);
+  /** The burst window each admitted request counts in, until it ends: a running stream's spend so far is told by its id. */
+  const burstKeys = new Map<string, string>();
 
   function check(input: SpendCheckInput, apiKey?: string): LocalRefusal | null {
     const atMs = nowMs();
@@ -57,7 +73,10 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
       (scopes === null ? null : budgetRefusal(input, scopes, upfront, atMs)) ??
       burstGuard.admit(burstKey, atMs) ??
       breakerRefusal(input, atMs, apiKey);
-    if (refusal === null) hold(input, scopes, upfront, capped);
+    if (refusal === null) {
+      hold(input, scopes, upfront, capped);
+      burstKeys.set(input.requestId, burstKey);
+    }
     return refusal;
   }
 
@@ -120,8 +139,10 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
   function recordOutcome(outcome: SpendOutcome): void {
     const clientName = outcome.identity.tokenName;
     reservations.release(outcome.requestId);
-    ledger.record({ profileId: outcome.profileId, clientName, costCredits: outcome.costCredits, atMs: outcome.startedAtMs });
-    burstGuard.recordCredits(clientName ?? ANONYMOUS_CLIENT, outcome.costCredits, outcome.atMs);
+    const { profileId, costCredits, leftSpend } = outcome;
+    ledger.record({ profileId, clientName, costCredits, atMs: outcome.startedAtMs, ...(leftSpend ? { leftSpend } : {}) });
+    burstKeys.delete(outcome.requestId);
+    burstGuard.recordCredits(clientName ?? ANONYMOUS_CLIENT, outcome.costCredits, outcome.atMs, outcome.requestId);
     // The outcome itself: the breaker reads its profile, status, key and time, and keeps none of it.
     authBreaker.recordUpstreamOutcome(outcome);
   }
@@ -188,6 +209,26 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     return refusal;
   }
 
+  /**
+   * A resend goes out later than its admission: the user may have lowered, set or removed the
+   * profile's caps since, and means the new ones for a request still being retried.
+   */
+  function withCapsNow(profile: Profile): Profile {
+    const now = deps.profileNow?.(profile.id);
+    return now === undefined || now.budget === profile.budget ? profile : { ...profile, budget: now.budget };
+  }
+
+  /**
+   * A running request's estimated spend so far (its `progress`): counted by the burst guard as it
+   * grows, once the gateway is answering. The estimate made when it was sent, before any answer, is
+   * left out: a pause is sticky, and a gateway that refuses it (a 401, a 429) bills nothing.
+   */
+  function spentSoFar(requestId: string, estimate: SpendSoFar): void {
+    const burstKey = burstKeys.get(requestId);
+    if (burstKey === undefined || estimate.costCredits === null || estimate.usage.outputTokens === 0) return;
+    burstGuard.spentSoFar(burstKey, requestId, estimate.costCredits, nowMs());
+  }
+
   /** A step that failed and was left for the next one: not a rejected key, so a probe it carried has its answer. */
   function stepLeft(profileId: string): void {
     authBreaker.recordUpstreamOutcome({ profileId, status: 0, keyRejected: false, atMs: nowMs() });
@@ -210,6 +251,8 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     check,
     admitStep,
     admitResend,
+    withCapsNow,
+    spentSoFar,
     stepLeft,
     refineHold,
     recordOutcome,
@@ -276,10 +319,18 @@ function upfrontOf(input: SpendCheckInput, capped: boolean): Upfront {
   const audio = input.uploadAudio ?? null;
   const audioCredits = capped && audio !== null ? audioCostOf(audio.seconds, price, multiplier) : null;
   return {
-    inputCredits: input.estimatedInputTokens === null ? null : inputCostOf(input.estimatedInputTokens, price, multiplier),
+    inputCredits:
+      input.estimatedInputTokens === null ? null : inputCostOf(input.estimatedInputTokens, price, multiplier, cacheWrites(input, price)),
     perCallCredits: capped && price?.perCall !== undefined ? price.perCall * multiplier * (input.callsBound ?? 1) : null,
     audioCredits: audio?.exact === true ? audioCredits : null,
     audioBoundCredits: audio?.exact === false ? audioCredits : null,
     outputCredits: capped && input.outputTokensBound !== null ? outputCostOf(input.outputTokensBound, price, multiplier) : null,
   };
+}
+
+/** The prompt-cache writes the request asks for, looked for only where its input has a price to count them at. */
+function cacheWrites(input: SpendCheckInput, price: ModelPrice | undefined): PromptCacheWrites {
+  const { inputSource, cacheWritesOf } = input;
+  if (price?.inputPer1M === undefined || inputSource === undefined || cacheWritesOf === undefined) return 'none';
+  return cacheWritesOf(inputSource);
 }

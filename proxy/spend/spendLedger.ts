@@ -1,3 +1,4 @@
+import type { ProfileSpend } from '../contracts/log.ts';
 import { startOfLocalDayMs, startOfLocalMonthMs } from '../core/localPeriods.ts';
 import { CreditSum } from './creditSum.ts';
 import type { SpendSinceQuery } from '../contracts/log.ts';
@@ -19,6 +20,8 @@ export interface SpendRecord {
   clientName: string | null;
   /** null (unpriced) counts as 0: caps can only limit what has a price. */
   costCredits: number | null;
+  /** Of `costCredits`, what profiles a fallback left may be billed (FallbackHop.costCredits): their spend, not `profileId`'s. */
+  leftSpend?: readonly ProfileSpend[];
   /**
    * When the request started. Its spend belongs to that local day and month, as everywhere else
    * (the log's rows, the Spend screen, exports, the totals a restart rebuilds from the log): a request
@@ -67,10 +70,16 @@ export class SpendLedger {
     }
   }
 
+  /** The client is charged the whole cost; each profile its own part of it (a fallback's left runs, the rest the answering one's). */
   record(spend: SpendRecord): void {
     const credits = spend.costCredits ?? 0;
     if (credits <= 0) return;
-    this.#add({ kind: 'profile', profileId: spend.profileId }, credits, spend.atMs);
+    let answeringCredits = credits;
+    for (const left of spend.leftSpend ?? []) {
+      this.#add({ kind: 'profile', profileId: left.profileId }, left.costCredits, spend.atMs);
+      answeringCredits -= left.costCredits;
+    }
+    if (answeringCredits > 0) this.#add({ kind: 'profile', profileId: spend.profileId }, answeringCredits, spend.atMs);
     if (spend.clientName !== null) this.#add({ kind: 'client', clientName: spend.clientName }, credits, spend.atMs);
   }
 

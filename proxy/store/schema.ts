@@ -244,6 +244,11 @@ export const MIGRATIONS: readonly string[] = [
   -- explained by their message's start, as before.
   ALTER TABLE requests ADD COLUMN error_code TEXT;
   `,
+  `
+  -- A fallback's runs on a profile it left are that profile's spend (the chain's hop costCredits):
+  -- per-profile sums read the rows with a chain in a time range, which this finds without the others.
+  CREATE INDEX requests_with_fallback ON requests (started_at_ms) WHERE fallback_chain IS NOT NULL;
+  `,
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.length;

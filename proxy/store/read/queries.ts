@@ -16,10 +16,11 @@ import {
   type TotalsQuery,
 } from '../../contracts/log.ts';
 import { LOCAL_ERROR_CLASSES, UPSTREAM_ERROR_CLASSES } from '../../contracts/errors.ts';
-import { localBuckets, type LocalBucket } from '../../core/localPeriods.ts';
 import { summarizeModelStats } from './modelStats.ts';
 import { bodiesFromRecord, rowFromRecord } from '../write/rowCodec.ts';
 import { StatementCache } from './statementCache.ts';
+import { leftSpendBalance, withLeftSpendMoved, type LeftSpendMove } from './leftSpend.ts';
+import { spanOf, type SpendSpan } from './spendSpan.ts';
 import {
   maskedFacetCounts,
   maskedRows,
@@ -175,11 +176,6 @@ export function whereForFilter(filter: RequestListFilter): { sql: string; params
   return { sql: clauses.length === 0 ? '' : `WHERE ${clauses.join(' AND ')}`, params };
 }
 
-/** Buckets as a JSON array of [name, startMs, endMs], one statement whatever their number. */
-function bucketsJson(buckets: readonly LocalBucket[]): string {
-  return JSON.stringify(buckets.map((bucket) => [bucket.name, bucket.startMs, bucket.endMs]));
-}
-
 /** Read side of the request log. Every method is one indexed query (statements are cached). */
 export class RequestLogQueries {
   private readonly statements: StatementCache;
@@ -276,26 +272,12 @@ export class RequestLogQueries {
          TOTAL(input_tokens) AS inputTokens, TOTAL(output_tokens) AS outputTokens,
          SUM(gateway_cost) AS gatewayCost, SUM(${UNSTATED}) AS unstatedRequests,
          json_group_array(DISTINCT profile_id) FILTER (WHERE gateway_cost IS NOT NULL AND profile_id IS NOT NULL) AS gatewayCostProfiles`;
-    const bucket = query.bucket ?? 'day';
-    const records =
-      query.utcOffsetMinutes === undefined
-        ? // Each local day or hour by its own bounds: the zone's offset differs across a clock change.
-          this.statements
-            .get(
-              // CROSS JOIN keeps the buckets outside: one indexed range per bucket, not every bucket per row.
-              `SELECT b.value ->> 0 AS day, ${sums}
-               FROM json_each(?) b CROSS JOIN requests ON started_at_ms >= b.value ->> 1 AND started_at_ms < b.value ->> 2
-               GROUP BY day, grp ORDER BY day, grp`,
-            )
-            .all(bucketsJson(localBuckets(query.fromMs, query.toMs, bucket)))
-        : this.statements
-            .get(
-              `SELECT ${bucket === 'hour' ? "strftime('%Y-%m-%d %H', (started_at_ms + ?) / 1000, 'unixepoch')" : "date((started_at_ms + ?) / 1000, 'unixepoch')"} AS day, ${sums}
-               FROM requests WHERE started_at_ms >= ? AND started_at_ms < ?
-               GROUP BY day, grp ORDER BY day, grp`,
-            )
-            .all(query.utcOffsetMinutes * 60_000, query.fromMs, query.toMs);
-    const rows = records.map((record) => ({
+    const span = spanOf(query);
+    const where = span.where === null ? '' : `WHERE ${span.where}`;
+    const records = this.statements
+      .get(`SELECT ${span.day} AS day, ${sums} FROM ${span.from} ${where} GROUP BY day, grp ORDER BY day, grp`)
+      .all(...span.params);
+    const rows: SpendByDayRow[] = records.map((record) => ({
       day: String(record.day),
       group: record.grp === null ? null : String(record.grp),
       requests: Number(record.requests),
@@ -308,8 +290,29 @@ export class RequestLogQueries {
       gatewayCostProfiles: (JSON.parse(String(record.gatewayCostProfiles)) as string[]).sort(),
       unstatedRequests: Number(record.unstatedRequests),
     }));
+    if (query.groupBy === 'profile') return withLeftSpendMoved(rows, this.#leftSpendMoves(span));
     // Models and client names are logged text, masked like the rows; a session id is kept as the key its session is found by.
     return query.groupBy === 'model' || query.groupBy === 'client' ? maskedSpendGroups(rows, this.secretsNow) : rows;
+  }
+
+  /** The fallback hop costs of a span's rows (leftSpend.ts), bucketed as its rows are. */
+  #leftSpendMoves(span: SpendSpan): LeftSpendMove[] {
+    const where = span.where === null ? '' : `${span.where} AND`;
+    return this.statements
+      .get(
+        `SELECT ${span.day} AS day, requests.profile_id AS answered, hop.value ->> 'profileId' AS leftOn,
+                TOTAL(hop.value ->> 'costCredits') AS credits
+         FROM ${span.from} CROSS JOIN json_each(requests.fallback_chain) hop
+         WHERE ${where} requests.fallback_chain IS NOT NULL AND requests.profile_id IS NOT NULL AND hop.value ->> 'costCredits' IS NOT NULL
+         GROUP BY day, answered, leftOn`,
+      )
+      .all(...span.params)
+      .map((record) => ({
+        day: String(record.day),
+        answered: String(record.answered),
+        left: String(record.leftOn),
+        credits: Number(record.credits),
+      }));
   }
 
   totals(query: TotalsQuery): LogTotals {
@@ -357,10 +360,15 @@ export class RequestLogQueries {
     );
   }
 
-  /** Credits spent since a moment (priced requests only), for budget checks. */
+  /**
+   * Credits spent since a moment (priced requests only), for budget checks. A profile's are its own:
+   * a row another profile answered after a fallback carries the runs it left on it in its chain
+   * (FallbackHop.costCredits), which count here and not for the answering profile.
+   */
   spendSince(query: SpendSinceQuery): number {
     const where = whereForFilter({ fromMs: query.sinceMs, profileId: query.profileId, clientName: query.clientName });
     const record = this.statements.get(`SELECT TOTAL(cost_credits) AS costCredits FROM requests ${where.sql}`).get(...where.params);
-    return Number(record?.costCredits ?? 0);
+    const rowsCredits = Number(record?.costCredits ?? 0);
+    return query.profileId === undefined ? rowsCredits : rowsCredits + leftSpendBalance(this.statements, query.profileId, query.sinceMs);
   }
 }

@@ -107,12 +107,59 @@ describe('the accounting with the attempts that stated no usage', () => {
       expected: { usage: REPORTED.usage, usageSource: 'reported', costCredits: 0.503 },
     },
   ])('$name', ({ answered, runs, expected, note = INPUT_COUNTED_NOTE }) => {
-    const accounting = withUnstatedRuns(answered, runs);
+    const accounting = withUnstatedRuns(
+      answered,
+      runs.map((run) => ({ ...run, profileId: 'work' })),
+      'work',
+    );
+    expect(accounting.leftSpend).toBeUndefined();
     expect(accounting.usage).toEqual(expected.usage);
     expect(accounting.usageSource).toBe(expected.usageSource);
     if (expected.costCredits == null) expect(accounting.costCredits).toBeNull();
     else expect(accounting.costCredits).toBeCloseTo(expected.costCredits, 12);
     if (runs.length === 0 || note === null) expect(accounting.note).toBeUndefined();
     else expect(accounting.note).toMatch(note);
+  });
+});
+
+describe('withUnstatedRuns: runs on profiles a fallback left', () => {
+  it.each<{
+    name: string;
+    runs: { profileId: string; costCredits: number | null }[];
+    leftSpend: { profileId: string; costCredits: number }[] | undefined;
+  }>([
+    { name: 'all on the answering profile: nothing left', runs: [{ profileId: 'backup', costCredits: 1 }], leftSpend: undefined },
+    {
+      name: "one left profile's runs, summed",
+      runs: [
+        { profileId: 'main', costCredits: 1 },
+        { profileId: 'main', costCredits: 0.5 },
+        { profileId: 'backup', costCredits: 2 },
+      ],
+      leftSpend: [{ profileId: 'main', costCredits: 1.5 }],
+    },
+    {
+      name: 'two left profiles, each its own',
+      runs: [
+        { profileId: 'main', costCredits: 1 },
+        { profileId: 'spare', costCredits: 0.25 },
+      ],
+      leftSpend: [
+        { profileId: 'main', costCredits: 1 },
+        { profileId: 'spare', costCredits: 0.25 },
+      ],
+    },
+    { name: 'an unpriced run moves nothing', runs: [{ profileId: 'main', costCredits: null }], leftSpend: undefined },
+  ])('$name', ({ runs, leftSpend }) => {
+    const answered: TraceAccounting = { usage: { inputTokens: 10, outputTokens: 10 }, usageSource: 'reported', costCredits: 3 };
+    const accounting = withUnstatedRuns(
+      answered,
+      runs.map((run) => ({ ...run, inputTokens: 1000 })),
+      'backup',
+    );
+    expect(accounting.leftSpend).toEqual(leftSpend);
+    // The row's cost is the whole request's, whichever profile each part is counted for.
+    const runsCredits = runs.reduce((sum, run) => sum + (run.costCredits ?? 0), 0);
+    expect(accounting.costCredits).toBeCloseTo(3 + runsCredits, 12);
   });
 });

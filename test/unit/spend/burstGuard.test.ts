@@ -73,6 +73,75 @@ describe('BurstGuard by credits', () => {
   });
 });
 
+describe('BurstGuard by credits, a running request counted as it spends', () => {
+  type Step =
+    | { soFar: number; atMs: number; request?: string }
+    | { cost: number | null; atMs: number; request?: string }
+    | { spend: number; atMs: number };
+  it.each<{ name: string; steps: Step[]; paused: boolean }>([
+    {
+      name: 'two running streams together past the limit: paused before either ends',
+      steps: [
+        { soFar: 2, atMs: 0, request: 'a' },
+        { soFar: 2, atMs: 0, request: 'b' },
+        { soFar: 3.5, atMs: 1000, request: 'a' },
+      ],
+      paused: true,
+    },
+    {
+      name: 'its cost replaces the estimate: not counted twice',
+      steps: [
+        { soFar: 3, atMs: 0 },
+        { cost: 3, atMs: 1000 },
+        { spend: 1.5, atMs: 2000 },
+      ],
+      paused: false,
+    },
+    {
+      name: 'an estimate above the cost is taken back at the end',
+      steps: [
+        { soFar: 4, atMs: 0 },
+        { cost: 2, atMs: 1000 },
+        { spend: 2.5, atMs: 2000 },
+      ],
+      paused: false,
+    },
+    {
+      name: 'a cost above the estimate adds the rest',
+      steps: [
+        { soFar: 2, atMs: 0 },
+        { cost: 5.5, atMs: 1000 },
+      ],
+      paused: true,
+    },
+    {
+      name: 'no cost at the end takes the estimate back (as on its row)',
+      steps: [
+        { soFar: 4, atMs: 0 },
+        { cost: null, atMs: 1000 },
+        { spend: 4.5, atMs: 2000 },
+      ],
+      paused: false,
+    },
+    {
+      name: 'a long stream spending under the rate: its growth leaves the window as it ages',
+      steps: [
+        ...Array.from({ length: 10 }, (_, minute) => ({ soFar: (minute + 1) * 0.6, atMs: minute * 60_000 })),
+        { cost: 6, atMs: 600_000 },
+      ],
+      paused: false,
+    },
+  ])('$name', ({ steps, paused }) => {
+    const guard = new BurstGuard({ maxCredits: 5 });
+    for (const step of steps) {
+      if ('soFar' in step) guard.spentSoFar('agent', step.request ?? 'a', step.soFar, T0 + step.atMs);
+      else if ('cost' in step) guard.recordCredits('agent', step.cost, T0 + step.atMs, step.request ?? 'a');
+      else guard.recordCredits('agent', step.spend, T0 + step.atMs);
+    }
+    expect(guard.pausedRefusal('agent')?.errorClass ?? null).toBe(paused ? 'client_paused' : null);
+  });
+});
+
 describe('BurstGuard with limits read at each request', () => {
   it('applies a raised limit to the next request, and keeps a pause once made', () => {
     let maxRequests = 1;

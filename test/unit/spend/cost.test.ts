@@ -138,6 +138,22 @@ describe('inputCostOf', () => {
   ])('$tokens tokens at $price.model x$multiplier = $cost', ({ tokens, price, multiplier, cost }) => {
     expect(inputCostOf(tokens, price, multiplier)).toBe(cost);
   });
+
+  // A request whose cache_control markers ask for writes may have all its input written: held at the dearer price.
+  const written: ModelPrice = { model: 'claude-x', inputPer1M: 4, cacheWritePer1M: 6, cacheWrite1hPer1M: 10 };
+  const cheapWrites: ModelPrice = { model: 'relay-x', inputPer1M: 4, cacheWritePer1M: 2 };
+  const sonnet: ModelPrice = { model: 'claude-sonnet', inputPer1M: 3 };
+  it.each([
+    { name: 'no markers: the input price', price: sonnet, writes: 'none', cost: 3 },
+    { name: '5-minute markers, default write price: 1.25x', price: sonnet, writes: '5m', cost: 3.75 },
+    { name: '1-hour markers, default write price: 2x', price: sonnet, writes: '1h', cost: 6 },
+    { name: '5-minute markers, the stated write price', price: written, writes: '5m', cost: 6 },
+    { name: '1-hour markers, the stated 1-hour price', price: written, writes: '1h', cost: 10 },
+    { name: 'a write price below the input price: the input price still bounds it', price: cheapWrites, writes: '5m', cost: 4 },
+    { name: '1-hour markers with only a 5-minute price stated: the default 2x', price: cheapWrites, writes: '1h', cost: 8 },
+  ] as const)('1M tokens, $name', ({ price, writes, cost }) => {
+    expect(inputCostOf(1_000_000, price, 1, writes)).toBeCloseTo(cost, 12);
+  });
 });
 
 describe('findPrice', () => {

@@ -18,6 +18,35 @@ describe('local period starts', () => {
 });
 
 describe('SpendLedger', () => {
+  it.each([
+    { name: 'no fallback: all the profile’s', leftSpend: undefined, work: 3, backup: 0 },
+    {
+      name: "runs left on 'work' before 'backup' answered: theirs",
+      leftSpend: [{ profileId: 'work', costCredits: 1 }],
+      work: 1,
+      backup: 2,
+    },
+    {
+      name: "only the left runs cost anything: 'backup' is charged nothing",
+      leftSpend: [{ profileId: 'work', costCredits: 3 }],
+      work: 3,
+      backup: 0,
+    },
+  ])('records a request to its client whole and to each profile its own part: $name', ({ leftSpend, work: workCredits, backup }) => {
+    const ledger = new SpendLedger();
+    const atMs = local(0, 15, 9);
+    ledger.record({
+      profileId: leftSpend ? 'backup' : 'work',
+      clientName: 'cursor',
+      costCredits: 3,
+      atMs,
+      ...(leftSpend ? { leftSpend } : {}),
+    });
+    expect(ledger.totals(work, atMs).dayCredits).toBeCloseTo(workCredits, 12);
+    expect(ledger.totals({ kind: 'profile', profileId: 'backup' }, atMs).dayCredits).toBeCloseTo(backup, 12);
+    expect(ledger.totals(cursor, atMs).dayCredits).toBeCloseTo(3, 12);
+  });
+
   it('seeds from the log with the day and month starts', () => {
     const asked: { scope: SpendScope; sinceMs: number }[] = [];
     const ledger = new SpendLedger();

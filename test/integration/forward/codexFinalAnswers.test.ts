@@ -44,3 +44,22 @@ describe('a key the gateway rejected with a 403, first met by Codex', () => {
     expect(errorOf(refused).message).toContain('with HTTP 403');
   });
 });
+
+describe("the request guards' refusal (a Host that is no loopback name of Airlock's)", () => {
+  const aliasHost = (proxy: Harness): Record<string, string> => ({ host: `airlock.local:${proxy.proxy.port}` });
+
+  it('reaches Codex as a 400, which it does not resend, and says no resend helps', async () => {
+    harness = await startHarness();
+    const refused = await chat(harness, { ...CODEX, ...aliasHost(harness) });
+    expect(refused.status).toBe(400);
+    expect(refused.headers['x-should-retry']).toBe('false');
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'forbidden_host' } });
+  });
+
+  it('reaches any other client as the 403 it was', async () => {
+    harness = await startHarness();
+    const refused = await chat(harness, aliasHost(harness));
+    expect(refused.status).toBe(403);
+    expect(JSON.parse(refused.body)).toMatchObject({ error: { code: 'forbidden_host' } });
+  });
+});

@@ -136,13 +136,18 @@ function looksLikeKeyHost(host: string): boolean {
 }
 
 /**
- * Whether a path segment before /v1 is a key: it has the secret shapes the log masks and is not hex alone. A cloud puts
- * its account id in the path as 32 hex digits, which the shapes mask too (Cloudflare's Workers AI:
- * https://api.cloudflare.com/client/v4/accounts/{account_id}/ai/v1, developers.cloudflare.com/workers-ai/configuration/open-ai-compatibility/).
+ * Whether a path segment before /v1 is a key: it has the secret shapes the log masks, is key-long with a digit, as every
+ * generated key is, and is not hex alone. A name has the sk- shape too (`/sk-telecom-gateway/v1` was refused, where the
+ * same word is taken as a host label or a profile name). A cloud puts its account id in the path as 32 hex digits, which
+ * the shapes mask too (Cloudflare's Workers AI: https://api.cloudflare.com/client/v4/accounts/{account_id}/ai/v1,
+ * developers.cloudflare.com/workers-ai/configuration/open-ai-compatibility/).
  */
 function looksLikeKeySegment(segment: string): boolean {
-  return redactSecrets(segment) !== segment && !/^[0-9a-f]+$/i.test(segment);
+  return segment.length >= MIN_KEY_LENGTH && /\d/.test(segment) && redactSecrets(segment) !== segment && !/^[0-9a-f]+$/i.test(segment);
 }
+
+/** Shorter than any generated key: DeepSeek's, `sk-` and 32 hex digits, is 35 (as configMutations.ts holdsKey reads a name). */
+const MIN_KEY_LENGTH = 24;
 
 /** RFC 1035 section 2.3.4. */
 const MAX_DNS_LABEL_LENGTH = 63;

@@ -30,7 +30,8 @@ function end(gated: Gated, answered: ExchangeStep, spendGate: SpendGate | undefi
     requestId: trace.requestId,
     identity,
     profileId: target.profile.id,
-    status: trace.status,
+    // The gateway's status, not the client's: the auth breaker names it to every client after (a Codex client got a 400).
+    status: trace.gatewayStatus ?? trace.status,
     // Only a rejected key opens the auth breaker: a model not open to it, or an empty balance, say nothing of the key.
     // A pool's keys each have their own breaker (spend/keyPool.ts): one bad key must not stop the profile.
     // An error inside a 200 never does: it may speak of the relay's own upstream key, and no client retries a 200.

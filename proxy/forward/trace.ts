@@ -45,6 +45,8 @@ export class RequestTrace {
   #sentHeaders: Record<string, string | string[]> | null = null;
   #ttfbMs: number | null = null;
   #status = 0;
+  /** The gateway's own status, when it answered: the client may be answered another (a final answer to Codex is a 400). */
+  #gatewayStatus: number | null = null;
   #errorClass: ErrorClass | null = null;
   #errorMessage: string | null = null;
   #errorCode: string | null = null;
@@ -87,6 +89,9 @@ export class RequestTrace {
   }
   get status(): number {
     return this.#status;
+  }
+  get gatewayStatus(): number | null {
+    return this.#gatewayStatus;
   }
   get errorClass(): ErrorClass | null {
     return this.#errorClass;
@@ -192,6 +197,7 @@ export class RequestTrace {
   /** The answer the client gets starts with the gateway's status (headers as Airlock passes them, key masked). */
   answered(status: number, responseHeaders: Record<string, string>): void {
     this.#status = status;
+    this.#gatewayStatus = status;
     this.#ttfbMs = this.elapsedMs();
     this.#responseHeaders = responseHeaders;
     this.#sentHeaders = null;

@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { checkHost, checkOrigin, ownOrigins } from './hostOrigin.ts';
 import { forbidden, refusalBody } from './refusals.ts';
 import type { LocalRefusal } from '../contracts/ports.ts';
+import { finalAnswerStatus } from '../forward/clientRetries.ts';
 
 export interface RequestGuardOptions {
   /** The port the proxy listens on; a function when it is only known after listen (port 0). */
@@ -9,7 +10,7 @@ export interface RequestGuardOptions {
 }
 
 /**
- * The first middleware of every route, control API included. Refuses with 403 before anything
+ * The first middleware of every route, control API included. Refuses with a final 403 before anything
  * else runs: a Host that is not a loopback name with our port (DNS rebinding), an Origin that is
  * not the app's own (a web page), and an absolute-form request target (Airlock is not a forward
  * proxy; the upstream is always the profile's base URL). No CORS header is ever set, so a
@@ -24,7 +25,9 @@ export function createRequestGuards(options: RequestGuardOptions): RequestHandle
       next();
       return;
     }
-    res.status(refusal.status).json(refusalBody(refusal));
+    // Final: no resend changes the Host, Origin or target. Codex reads no x-should-retry and resends a 403 (five times by
+    // default, "Reconnecting..."), so it gets this as every final answer (forward/clientRetries.ts finalAnswerStatus).
+    res.status(finalAnswerStatus(req.headers, refusal.status)).set('x-should-retry', 'false').json(refusalBody(refusal));
   };
 }
 

@@ -58,7 +58,7 @@ export function updateProfile(config: ConfigFile, id: string, patch: Partial<Omi
   const merged = { ...existing, ...patch, id };
   if (patch.baseUrl !== undefined) merged.baseUrl = normalizedBaseUrl(patch.baseUrl);
   if (patch.name !== undefined) refuseUnfitName(patch.name);
-  refuseUnfitModelIds(patch);
+  refuseUnfitModelIds(patch, modelIdsOf(existing));
   const profile = parseProfile(merged);
   if (patch.fallbacks !== undefined) checkFallbacks(config, profile);
   return { ...config, profiles: config.profiles.map((candidate) => (candidate.id === id ? profile : candidate)) };
@@ -187,7 +187,8 @@ function refuseUnfitName(name: string): void {
  * model): kept, it sat in airlock.json or the tool's own config file in clear, and was listed and sent to the gateway as
  * the model. Never repeated. A control character or U+2028 in the id broke the file it was written into (aider's YAML).
  */
-function refuseUnfitModelId(model: string, field: string): void {
+function refuseUnfitModelId(model: string, field: string, kept: ReadonlySet<string>): void {
+  if (kept.has(model)) return;
   if (holdsKey(model)) throw new ConfigEditError(`${field}: ${KEY_AS_MODEL}`);
   const found = lineBreakingCharacter(model);
   if (found !== null) throw new ConfigEditError(`${field}: ${modelIdCharacterRefusal(found)}`);
@@ -196,22 +197,39 @@ function refuseUnfitModelId(model: string, field: string): void {
 export const KEY_AS_MODEL =
   'the model id looks like a gateway key, so it was not saved and is not repeated here: give the id the gateway lists (such as "gpt-4o"); the key goes in the key field';
 
-/** Every model id the given fields hold, and a fallback's profile id (refused before the schema or a refusal could repeat a key in it). */
-function refuseUnfitModelIds(fields: Partial<Pick<ProfileInput, 'modelAliases' | 'modelRoutes' | 'prices' | 'fallbacks'>>): void {
+type ModelIdFields = Partial<Pick<ProfileInput, 'modelAliases' | 'modelRoutes' | 'prices' | 'fallbacks'>>;
+
+/**
+ * Every model id the given fields hold, and a fallback's profile id (refused before the schema or a refusal could repeat a
+ * key in it). Ids the profile already keeps pass, as existing profile ids still resolve: the window and the CLI send a
+ * whole table, and one id saved before ids were checked (vLLM's id of a model started from a cache snapshot, a commit
+ * hash in its path) refused every later edit of the table.
+ */
+function refuseUnfitModelIds(fields: ModelIdFields, kept: ReadonlySet<string> = new Set()): void {
   for (const [alias, target] of Object.entries(fields.modelAliases ?? {})) {
-    refuseUnfitModelId(alias, 'modelAliases');
-    refuseUnfitModelId(target, 'modelAliases');
+    refuseUnfitModelId(alias, 'modelAliases', kept);
+    refuseUnfitModelId(target, 'modelAliases', kept);
   }
   for (const route of fields.modelRoutes ?? []) {
-    refuseUnfitModelId(route.pattern, 'modelRoutes');
-    refuseUnfitModelId(route.target, 'modelRoutes');
+    refuseUnfitModelId(route.pattern, 'modelRoutes', kept);
+    refuseUnfitModelId(route.target, 'modelRoutes', kept);
   }
-  for (const price of fields.prices ?? []) refuseUnfitModelId(price.model, 'prices');
+  for (const price of fields.prices ?? []) refuseUnfitModelId(price.model, 'prices', kept);
   for (const entry of fields.fallbacks ?? []) {
-    if (entry.model !== undefined) refuseUnfitModelId(entry.model, 'fallbacks');
+    if (entry.model !== undefined) refuseUnfitModelId(entry.model, 'fallbacks', kept);
     if (entry.profileId !== undefined && looksLikeKey(entry.profileId))
       throw new ConfigEditError(`fallbacks: no profile with the id given: ${KEY_AS_ID}`);
   }
+}
+
+/** The model ids a profile keeps in the fields refuseUnfitModelIds checks. */
+function modelIdsOf(profile: Profile): Set<string> {
+  return new Set([
+    ...Object.entries(profile.modelAliases).flat(),
+    ...profile.modelRoutes.flatMap((route) => [route.pattern, route.target]),
+    ...profile.prices.map((price) => price.model),
+    ...profile.fallbacks.flatMap((entry) => (entry.model === undefined ? [] : [entry.model])),
+  ]);
 }
 
 /** Why a key-shaped id is not repeated, and where a key goes instead. */

@@ -163,6 +163,9 @@ describe('normalizeBaseUrl', () => {
     ],
     ['https://res.openai.azure.com/openai/v1', '/openai/v1'],
     ['https://gw.example/proxy/0b1fa2c3-4d5e-6f70-8192-a3b4c5d6e7f8/v1', '/proxy/0b1fa2c3-4d5e-6f70-8192-a3b4c5d6e7f8/v1'],
+    // A name with the sk- shape, kept as a host label and a profile name are (an SK Group company's gateway).
+    ['https://llm.example.com/sk-telecom-gateway/v1', '/sk-telecom-gateway/v1'],
+    ['https://llm.example.com/ai/sk-hynix-llm-proxy/v1', '/ai/sk-hynix-llm-proxy/v1'],
   ])('a path prefix with ids (%s) is kept', (input, path) => {
     const result = normalizeBaseUrl(input);
     expect(result.ok && new URL(result.baseUrl).pathname).toBe(path);

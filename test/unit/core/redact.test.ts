@@ -110,6 +110,8 @@ describe('redactSecrets by shape, with no known secrets', () => {
   it.each([
     ['a long model id', 'The model deepseek-ai/DeepSeek-R1-Distill-Qwen-32B does not exist'],
     ['a model id with a long one-case word', 'The model togethercomputer/RedPajama-INCITE-7B-Instruct does not exist'],
+    ['a model id with long capitalised words', 'The model FreedomIntelligence/HuatuoGPT-o1-8B does not exist'],
+    ['a model id with capitalised words after a run', 'The model hf.co/MarinaraSpaghetti/NemoMix-Unleashed-12B-GGUF does not exist'],
     ['a URL path', 'No route for /api/v1/chat/completions/stream-events-extended'],
     ['a Bearer word in prose', 'Invalid Bearer token format'],
     ['a short hex id', 'request 3f2a9c1b failed'],

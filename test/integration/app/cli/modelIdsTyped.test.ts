@@ -56,6 +56,9 @@ describe('model ids that hosted gateways list', () => {
     'accounts/fireworks/models/llama-v3p1-405b-instruct',
     'us.anthropic.claude-3-5-sonnet-20241022-v2:0',
     'ft:gpt-4o-mini:org::BwKq2mXzR8nTfY4pLcVd',
+    // Hugging Face repo ids as Featherless serves them, an organisation named in capitalised words.
+    'FreedomIntelligence/HuatuoGPT-o1-8B',
+    'MarinaraSpaghetti/NemoMix-Unleashed-12B',
   ])('are taken as a fallback model: %s', async (model) => {
     const run = await airlock(['profile', 'fallback', 'add', 'main', '--model', model]);
     expect(run.exitCode, run.stderr).toBe(0);

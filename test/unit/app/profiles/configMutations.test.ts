@@ -99,6 +99,29 @@ describe('profile edits', () => {
     expect(addProfile(twoProfiles(), { id: 'x', name, baseUrl: 'https://x.example' }).profiles[2]?.name).toBe(name);
   });
 
+  // vLLM names a model started from a Hugging Face cache snapshot by its path, commit hash and all: saved before model ids
+  // were checked for keys, it held up every later edit of its table (the window and the CLI send the whole table).
+  it('keeps a model id saved before ids were checked, while another price, route or fallback is edited', () => {
+    const stored = '/models/snapshots/5f0b02c75b57c5855da9ae460ce51323ea669d8a';
+    const base = twoProfiles();
+    const first = {
+      ...base.profiles[0]!,
+      prices: [{ model: stored, inputPer1M: 0, outputPer1M: 0 }],
+      modelRoutes: [{ pattern: 'local-*', target: stored }],
+      fallbacks: [{ model: stored }],
+    };
+    const existing = { ...base, profiles: [first, base.profiles[1]!] };
+    const price = { model: 'gpt-4o', inputPer1M: 2.5, outputPer1M: 10 };
+    expect(updateProfile(existing, 'a', { prices: [...first.prices, price] }).profiles[0]?.prices).toHaveLength(2);
+    const route = { pattern: 'gpt-*', target: 'gpt-4o' };
+    expect(updateProfile(existing, 'a', { modelRoutes: [...first.modelRoutes, route] }).profiles[0]?.modelRoutes).toHaveLength(2);
+    expect(updateProfile(existing, 'a', { fallbacks: [...first.fallbacks, { profileId: 'b' }] }).profiles[0]?.fallbacks).toHaveLength(2);
+    // Where it is not kept already, it is refused as any new id is.
+    expect(() => updateProfile(existing, 'b', { prices: [{ model: stored, inputPer1M: 0, outputPer1M: 0 }] })).toThrowError(
+      /looks like a gateway key/,
+    );
+  });
+
   it.each([['sk-telecom-production'], ['sk-telecom-gateway-eu']])('takes %j as a new profile id', (id) => {
     expect(addProfile(twoProfiles(), { id, name: 'SK', baseUrl: 'https://x.example' }).profiles[2]?.id).toBe(id);
   });

@@ -107,3 +107,46 @@ describe('the gateway key changed while a request waits for a fallback on anothe
     expect(row.fallbackChain?.at(-1)).toMatchObject({ model: 'deepseek-chat', status: null, note: expect.stringMatching(/was removed/) });
   });
 });
+
+describe('the gateway key changed while a model-not-found answer comes', () => {
+  const MODEL_NOT_FOUND = JSON.stringify({
+    error: { message: 'The model does not exist', type: 'invalid_request_error', code: 'model_not_found' },
+  });
+  /** A 404 model_not_found held until `changeKey` ran: its "Did you mean" lookup (GET /models) comes after the change. */
+  async function changeKeyBeforeModelLookup(changeKey: () => Promise<unknown>) {
+    let endAnswer: () => void = () => undefined;
+    const answerEnds = new Promise<void>((resolve) => (endAnswer = resolve));
+    harness.simulator.script({
+      kind: 'text',
+      status: 404,
+      text: MODEL_NOT_FOUND,
+      contentType: 'application/json',
+      pausedAt: { byte: 0, until: answerEnds },
+    });
+    const answer = rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${agentToken}` },
+      body: chatBody(),
+    });
+    await expect.poll(() => harness.simulator.received.length).toBe(1);
+    await changeKey();
+    endAnswer();
+    return answer;
+  }
+  const modelLookups = () => harness.simulator.received.filter((received) => received.path.startsWith('/v1/models'));
+
+  it('a removed key: the lookup is not sent with it, and the client still gets the 404', async () => {
+    const answer = await changeKeyBeforeModelLookup(() => harness.json('/profiles/main/key', { method: 'DELETE' }));
+    expect(answer.status).toBe(404);
+    expect(modelLookups()).toEqual([]);
+  });
+
+  it('a replaced key: the lookup goes with the new one', async () => {
+    const answer = await changeKeyBeforeModelLookup(() =>
+      harness.json('/profiles/main/key', { method: 'PUT', body: JSON.stringify({ key: NEW_KEY }) }),
+    );
+    expect(answer.status).toBe(404);
+    expect(modelLookups().map((received) => String(received.headers.authorization).slice(-4))).toEqual([lastFour(NEW_KEY)]);
+    expect(answer.body).not.toContain(NEW_KEY);
+  });
+});

@@ -110,7 +110,7 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
       });
       // A resend may have gone with the profile's new key: the rest of the step goes on with it.
       if (key.target !== target) step = { plan, target: key.target };
-      const fixed = fixes.fixedStep(step, result);
+      const fixed = fixes.fixedStep(step, result, key);
       if (fixed !== null) {
         step = fixed;
         continue;

@@ -49,7 +49,7 @@ export class StepKey {
 
   /** Before a resend: takes the profile's key as it is now. A pool's lease and a key from the environment have no `keyNow`. */
   followForResend(): FollowedKey {
-    const now = this.#target.keyNow?.();
+    const now = this.#target.keyNow?.(this.#target.profile.id);
     if (now === undefined || now === this.#target.apiKey) return 'kept';
     if (now === null) return 'removed';
     const replaced = this.#target.apiKey;

@@ -151,3 +151,18 @@ describe('the model lookup of a pooled model-not-found answer (its "Did you mean
     expect(modelLookups()).toEqual([second]);
   });
 });
+
+describe('a 429 for a secret the pool no longer holds', () => {
+  it('the key in use given a new secret while its attempt ran: the old secret’s 429 does not cool the new one', async () => {
+    let ownId = '';
+    const { answer } = await changeKeyDuringAttempt(429, RATE_LIMITED, ({ own }) => {
+      ownId = own;
+      // The user replaces the secret because it is rate limited; the request sent with the old one is answered after.
+      return harness.json(`/profiles/pool/keys/${own}/secret`, send({ key: NEW_SECRET }, 'PUT'));
+    });
+    expect(answer.status).toBe(200);
+    const { profiles } = await harness.json<ProfileListResponse>('/profiles');
+    const pool = profiles.find((view) => view.profile.id === 'pool')?.keyPool ?? [];
+    expect(pool.find((key) => key.id === ownId)?.status).toEqual({ state: 'ready' });
+  });
+});

@@ -35,6 +35,8 @@ export function createTargetResolver(
   pools?: KeyPools,
   command: NamedCommand = PLAIN_HINT.command,
 ): TargetResolver {
+  // One for every request, given the profile's id when asked: a request makes nothing for a key it may never ask again.
+  const keyNow = (profileId: string): string | null => keys.getKeyForRequest(profileId);
   return {
     resolve(identity: ClientIdentity): UpstreamTarget | TargetRefusal {
       const snapshot = config.snapshot();
@@ -59,7 +61,7 @@ export function createTargetResolver(
       const apiKey = environmentKey ?? keys.getKeyForRequest(profileId);
       if (!apiKey) return noKey(profileId, unreadProblem(keys, profile), false, command);
       if (environmentKey !== null) return { profile, apiKey, keyFromEnvironment: true, ...retiredKeys };
-      return { profile, apiKey, keyNow: () => keys.getKeyForRequest(profileId), ...retiredKeys };
+      return { profile, apiKey, keyNow, ...retiredKeys };
     },
   };
 }

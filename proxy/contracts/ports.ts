@@ -53,9 +53,10 @@ export interface UpstreamTarget {
   /**
    * The profile's single key as it is now (null once removed), asked before a resend: the window or the CLI
    * may change it while the request waits (forward/stepKey.ts). Absent where no change reaches a running
-   * request: a pool's lease, a key from AIRLOCK_API_KEY.
+   * request: a pool's lease, a key from AIRLOCK_API_KEY. Asked with the target's profile id: one function
+   * serves every request, so a request whose key never changes makes no closure for it.
    */
-  keyNow?: () => string | null;
+  keyNow?: (profileId: string) => string | null;
 }
 
 /** A key of a pool as one attempt uses it: its id and label go to the log, the key only to the gateway. */

@@ -2,7 +2,6 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { LocalRefusal, SpendGate } from '../contracts/ports.ts';
 import { explainError, networkFailureCode, upstreamErrorWords } from '../core/errorClass.ts';
-import type { KeyMasker } from '../core/keyMasker.ts';
 import { StepKey } from './stepKey.ts';
 import { isUnknownIssuerCode, osCaStoreTrusted } from '../core/osCaStore.ts';
 import { proxyUrlOf } from './upstreamAgents.ts';
@@ -111,7 +110,7 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
       });
       // A resend may have gone with the profile's new key: the rest of the step goes on with it.
       if (key.target !== target) step = { plan, target: key.target };
-      const fixed = fixes.fixedStep(step, result);
+      const fixed = fixes.fixedStep(step, result, key);
       if (fixed !== null) {
         step = fixed;
         continue;
@@ -124,7 +123,7 @@ export async function exchange(context: ExchangeContext): Promise<ExchangeStep> 
       }
       if (next === null) {
         if (result.kind === 'answer' || result.kind === 'error') answeredBy(context, step);
-        await answer(context, step, result, watch, key.masker, runsOn());
+        await answer(context, step, result, watch, key, runsOn());
         return step;
       }
       step = next;
@@ -189,10 +188,11 @@ async function answer(
   step: SendableStep,
   result: AttemptsResult,
   watch: ExchangeWatch,
-  keyMasker: KeyMasker,
+  key: StepKey,
   runsOn: boolean,
 ): Promise<void> {
   const { res, trace } = context;
+  const keyMasker = key.masker;
   const { plan, target } = step;
   const { profile } = target;
   if (result.kind === 'aborted') return replyAborted(context, step, result.reason);
@@ -241,8 +241,10 @@ async function answer(
   // Passed on as sent, but never with the key: a gateway may echo what it was sent in any header.
   const advice = retryAdviceOf(result.headers);
   const masked = (value: string | null): string | null => (value === null ? null : keyMasker.maskText(value));
-  const suggestions =
-    result.errorClass === 'model_not_found' && plan.upstreamModel ? await suggestModels(target, plan.upstreamModel) : undefined;
+  // Sent after the answer came: with the key as it is then, and not at all once it was taken away (StepKey.targetNow).
+  const missingModel = result.errorClass === 'model_not_found' ? plan.upstreamModel : null;
+  const lookup = missingModel ? key.targetNow() : null;
+  const suggestions = missingModel && lookup !== null ? await suggestModels(lookup, missingModel) : undefined;
   replyFailure(
     res,
     trace,

@@ -80,7 +80,6 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
     sentOn: boolean,
     watch: BodyWaitWatch,
   ): Promise<SendableStep | FallbackHop | WalkEnded | (BodyRefused & { hop: FallbackHop })> {
-    const target = entry.profileId === undefined || entry.profileId === origin.profile.id ? ownProfile() : resolve(entry.profileId);
     const skipped = (note: string, errorClass: FallbackHop['errorClass'], model: string | null = entry.model ?? null): FallbackHop => ({
       profileId: entry.profileId ?? origin.profile.id,
       model,
@@ -103,6 +102,8 @@ export function fallbackRoute(gated: Gated, services: FallbackServices): Fallbac
         lastHop: skipped('the request body never arrived whole', arrival === 'proxy_stopping' ? 'proxy_stopping' : 'client_aborted'),
       };
     }
+    // Once the body is whole: a wait for an upload may be long, and the key taken before it may be gone by its end.
+    const target = entry.profileId === undefined || entry.profileId === origin.profile.id ? ownProfile() : resolve(entry.profileId);
     if ('refusal' in target) return skipped(target.refusal, target.errorClass);
     // Another model on a held profile: its keys are held whatever the model.
     if (isHeld(target)) return skipped(target.unsent.refusal.message, target.unsent.refusal.errorClass);

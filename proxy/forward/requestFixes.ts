@@ -4,6 +4,7 @@ import type { SendableStep } from './fallbackRoute.ts';
 import { planWithMaxCompletionTokens, type MaxTokensRefusals } from './maxTokensRefusals.ts';
 import type { ExchangePlan } from './plan.ts';
 import { planWithoutReasoningEffort, type ReasoningEffortRefusals } from './reasoningEffortRefusals.ts';
+import type { StepKey } from './stepKey.ts';
 import type { RequestTrace } from './trace.ts';
 import type { AttemptsResult } from './upstreamAttempts.ts';
 
@@ -45,14 +46,20 @@ export class RequestFixes {
     this.learned = learned;
   }
 
-  /** The step to send again, fixed, after `result` answered `step`; null when the answer stands. */
-  fixedStep(step: SendableStep, result: AttemptsResult): SendableStep | null {
+  /**
+   * The step to send again, fixed, after `result` answered `step`; null when the answer stands.
+   * The fixed request goes with the step's key as it is once the 400 came, and not at all once that
+   * key was taken away (StepKey.targetNow): the user may remove or replace it while the first attempt runs.
+   */
+  fixedStep(step: SendableStep, result: AttemptsResult, key: Pick<StepKey, 'targetNow'>): SendableStep | null {
     const fixed = result.kind === 'error' ? fixedPlan(step.plan, result) : null;
-    if (fixed !== null) {
+    const target = fixed === null ? null : key.targetNow();
+    if (fixed !== null && target !== null) {
       this.pending.push(fixed.fix);
       this.trace.resentBeyondPolicy();
-      return { plan: fixed.plan, target: step.target };
+      return { plan: fixed.plan, target };
     }
+    if (fixed !== null) this.trace.notedLater(keyTakenAwayNote(step.target.profile.id));
     this.settle(step, result);
     return null;
   }
@@ -71,6 +78,10 @@ export class RequestFixes {
     }
     this.pending = [];
   }
+}
+
+function keyTakenAwayNote(profileId: string): string {
+  return `Not resent with the refused parameter fixed: the gateway key of profile "${profileId}" it went with was removed or replaced while the request ran.`;
 }
 
 function noteOf(fix: Fix, refusedAgain: boolean): string {

@@ -36,9 +36,20 @@ export class StepKey {
     return this.#target.keyLease?.current.apiKey ?? this.#target.apiKey;
   }
 
+  /**
+   * For a send outside the attempts (a model-not-found answer's model lookup): the target with the key
+   * as it is now, or null once it was taken away. A pool's is its current key (the lease may have moved
+   * on from the first one after a 429 or a rejection), while the pool holds it as it was.
+   */
+  targetNow(): UpstreamTarget | null {
+    const lease = this.#target.keyLease;
+    if (lease !== undefined) return lease.holdsCurrent() ? { ...this.#target, apiKey: lease.current.apiKey } : null;
+    return this.followForResend() === 'removed' ? null : this.#target;
+  }
+
   /** Before a resend: takes the profile's key as it is now. A pool's lease and a key from the environment have no `keyNow`. */
   followForResend(): FollowedKey {
-    const now = this.#target.keyNow?.();
+    const now = this.#target.keyNow?.(this.#target.profile.id);
     if (now === undefined || now === this.#target.apiKey) return 'kept';
     if (now === null) return 'removed';
     const replaced = this.#target.apiKey;

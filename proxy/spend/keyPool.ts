@@ -221,6 +221,10 @@ class PoolLease implements KeyLease {
   }
 
   record(outcome: KeyAttemptOutcome, atMs: number): void {
+    // A 429 for a secret replaced or removed while its attempt ran says nothing of the key's new secret (a secret is
+    // often replaced for its 429s), and would bench it for the old one's Retry-After. Asked on a 429 only: a
+    // rejection is kept with its secret's fingerprint already, and an answer is every request's outcome.
+    if (outcome.kind === 'rate_limited' && !this.holdsCurrent()) return;
     this.#pools.record(this.#profile.id, this.current, outcome, atMs);
   }
 

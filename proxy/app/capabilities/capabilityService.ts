@@ -69,12 +69,12 @@ function readResults(json: unknown): EntriesRead<CapabilityResults> | null {
 }
 
 async function runProbe(target: UpstreamTarget, probe: CapabilityProbe): Promise<boolean | null> {
-  const send = (body: Record<string, unknown>) => {
+  const send = (body: Record<string, unknown>, apiKey: string) => {
     const bytes = Buffer.from(JSON.stringify(body));
     return fetchUpstreamText({
       url: `${target.profile.baseUrl}/${probe.path}`,
       method: 'POST',
-      headers: buildUpstreamHeaders(probe.headers, target.apiKey, { contentLength: bytes.length, droppedHeaderPrefixes: [] }),
+      headers: buildUpstreamHeaders(probe.headers, apiKey, { contentLength: bytes.length, droppedHeaderPrefixes: [] }),
       body: [bytes],
       signal: AbortSignal.timeout(PROBE_TIMEOUT_MS),
       connectTimeoutMs: target.profile.timeouts.connectTimeoutMs,
@@ -82,10 +82,15 @@ async function runProbe(target: UpstreamTarget, probe: CapabilityProbe): Promise
     });
   };
   try {
-    let answer = await send(probe.body);
+    let answer = await send(probe.body, target.apiKey);
     // A model that takes only max_completion_tokens (OpenAI's reasoning models) refused the probe for its name alone.
     const renamed = refusesMaxTokens(answer.statusCode, answer.bodyText) ? chatBodyWithMaxCompletionTokens(probe.body) : null;
-    if (renamed !== null) answer = await send(renamed);
+    if (renamed !== null) {
+      // Sent once the first answer came: with the profile's key as it is then, not at all once it was removed.
+      const apiKey = target.keyNow === undefined ? target.apiKey : target.keyNow(target.profile.id);
+      if (apiKey === null) return null;
+      answer = await send(renamed, apiKey);
+    }
     const bodyText = answer.bodyText.slice(0, PROBE_BODY_LIMIT_CHARS);
     const contentType = answer.headers['content-type'];
     return interpretProbe(probe.capability, {
@@ -157,11 +162,13 @@ export function createCapabilityService(options: {
   return {
     badges,
     async check(profileId, model) {
-      const target = options.resolveTarget(profileId);
-      if (!target) throw new Error(`profile "${profileId}" has no gateway key or does not exist`);
+      if (!options.resolveTarget(profileId)) throw new Error(`profile "${profileId}" has no gateway key or does not exist`);
       const found: CapabilityBadge[] = [];
       for (const probe of capabilityProbes(model)) {
-        found.push({ capability: probe.capability, supported: await runProbe(target, probe), checkedAtMs: nowMs() });
+        // Each probe with the profile's key as it is then: the user may replace or remove it while the check runs
+        // (a first probe's 401 says the key is wrong); once it is gone, what is left stays unknown.
+        const target = options.resolveTarget(profileId);
+        found.push({ capability: probe.capability, supported: target ? await runProbe(target, probe) : null, checkedAtMs: nowMs() });
       }
       results[profileId] = { ...results[profileId], [model]: found };
       save();

@@ -109,3 +109,60 @@ describe('a pool key changed while a request runs on the pool', () => {
     expect(sentKeys()).toEqual([firstSent, other]);
   });
 });
+
+describe('the model lookup of a pooled model-not-found answer (its "Did you mean")', () => {
+  const MODEL_NOT_FOUND = JSON.stringify({
+    error: { message: 'The model does not exist', type: 'invalid_request_error', code: 'model_not_found' },
+  });
+  const modelLookups = () =>
+    harness.simulator.received
+      .filter((received) => received.path.startsWith('/v1/models'))
+      .map((received) => String(received.headers.authorization).slice(-4));
+
+  it('the key in use removed while the 404 came: the lookup is not sent with it', async () => {
+    const { answer } = await changeKeyDuringAttempt(404, MODEL_NOT_FOUND, ({ own }) =>
+      harness.json(`/profiles/pool/keys/${own}`, { method: 'DELETE' }),
+    );
+    expect(answer.status).toBe(404);
+    expect(modelLookups()).toEqual([]);
+  });
+
+  it('after a 429 moved the request on: the lookup goes with the key that got the 404, not the rate-limited one', async () => {
+    // A profile of its own: the lookup's model list is cached per profile, and no earlier case's list may answer it.
+    await harness.json('/profiles', send({ id: 'lookup', name: 'Lookup', baseUrl: harness.simulator.baseUrl }));
+    await harness.json('/profiles/lookup/keys', send({ key: SENTINEL_KEY, label: 'first' }));
+    await harness.json('/profiles/lookup/keys', send({ key: SECOND_SENTINEL_KEY, label: 'second' }));
+    await harness.json('/profiles/lookup/activate', { method: 'POST' });
+    harness.simulator.script({ kind: 'text', status: 429, text: RATE_LIMITED, contentType: 'application/json', path: '/chat/completions' });
+    harness.simulator.script({
+      kind: 'text',
+      status: 404,
+      text: MODEL_NOT_FOUND,
+      contentType: 'application/json',
+      path: '/chat/completions',
+    });
+    const answer = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` },
+      body: chatBody(),
+    });
+    expect(answer.status).toBe(404);
+    const [, second] = sentKeys();
+    expect(modelLookups()).toEqual([second]);
+  });
+});
+
+describe('a 429 for a secret the pool no longer holds', () => {
+  it('the key in use given a new secret while its attempt ran: the old secret’s 429 does not cool the new one', async () => {
+    let ownId = '';
+    const { answer } = await changeKeyDuringAttempt(429, RATE_LIMITED, ({ own }) => {
+      ownId = own;
+      // The user replaces the secret because it is rate limited; the request sent with the old one is answered after.
+      return harness.json(`/profiles/pool/keys/${own}/secret`, send({ key: NEW_SECRET }, 'PUT'));
+    });
+    expect(answer.status).toBe(200);
+    const { profiles } = await harness.json<ProfileListResponse>('/profiles');
+    const pool = profiles.find((view) => view.profile.id === 'pool')?.keyPool ?? [];
+    expect(pool.find((key) => key.id === ownId)?.status).toEqual({ state: 'ready' });
+  });
+});

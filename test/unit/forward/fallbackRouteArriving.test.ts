@@ -3,6 +3,7 @@ import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
 import { MAX_JSON_NESTING_DEPTH } from '../../../proxy/contracts/defaults.ts';
 import { profileSchema } from '../../../proxy/contracts/profile.ts';
+import type { UpstreamTarget } from '../../../proxy/contracts/ports.ts';
 import { RequestEvents } from '../../../proxy/contracts/requestEvents.ts';
 import { ARRIVING_BODY_MIN_BYTES } from '../../../proxy/forward/arrivingBody.ts';
 import type { FailedStep } from '../../../proxy/forward/fallback.ts';
@@ -11,7 +12,7 @@ import { readClientBody } from '../../../proxy/forward/requestBody.ts';
 import type { Gated } from '../../../proxy/forward/stageRecords.ts';
 import { RequestTrace } from '../../../proxy/forward/trace.ts';
 import { UploadTimedOutError } from '../../../proxy/forward/uploadStall.ts';
-import { SENTINEL_KEY } from '../../support/sentinel.ts';
+import { SECOND_SENTINEL_KEY, SENTINEL_KEY } from '../../support/sentinel.ts';
 
 // A fallback step is planned from the whole body: for a body still arriving when its first step
 // failed (arrivingBody.ts), the step waits for its end, and is skipped when the client leaves first;
@@ -22,7 +23,6 @@ const profile = profileSchema.parse({
   baseUrl: 'http://127.0.0.1:9/v1',
   fallbacks: [{ model: 'text-embedding-3-large' }, { model: 'text-embedding-ada-002' }],
 });
-const target = { profile, apiKey: SENTINEL_KEY };
 const body = Buffer.from(`{"model":"text-embedding-3-small","input":"${'x'.repeat(ARRIVING_BODY_MIN_BYTES)}"}`);
 const FIRST_READ_BYTES = 64 * 1024;
 
@@ -30,6 +30,7 @@ const FIRST_READ_BYTES = 64 * 1024;
 async function routeWhileArriving(
   watch: BodyWaitWatch = { signal: new AbortController().signal, reason: () => null },
   failure: FailedStep = { kind: 'status', status: 503, errorClass: 'upstream_error' },
+  target: UpstreamTarget = { profile, apiKey: SENTINEL_KEY },
 ) {
   const req = Object.assign(new PassThrough(), {
     headers: { 'content-type': 'application/json', 'content-length': String(body.length) },
@@ -151,5 +152,33 @@ describe("a held profile's request, of which nothing was sent, whose body is ref
     const next = await step;
     if (next === null || !('bodyRefusal' in next)) throw new Error('no refusal');
     expect(next.bodyRefusal.message).toContain('Airlock had begun sending the body on');
+  });
+});
+
+describe("the profile's key changed while a fallback step on another model waits for the body", () => {
+  /** The profile's key as the window or the CLI leaves it: the test changes it while the body still arrives. */
+  function changingKey() {
+    let now: string | null = SENTINEL_KEY;
+    const target: UpstreamTarget = { profile, apiKey: SENTINEL_KEY, keyNow: () => now };
+    return { target, change: (key: string | null) => (now = key) };
+  }
+
+  it('a removed key: the step is skipped, not sent with it once the body is whole', async () => {
+    const { target, change } = changingKey();
+    const { req, trace, step } = await routeWhileArriving(undefined, undefined, target);
+    change(null);
+    req.end(body.subarray(FIRST_READ_BYTES));
+    expect(await step).toBeNull();
+    expect(trace.fallback?.chain.at(-1)).toMatchObject({ model: 'text-embedding-ada-002', note: expect.stringMatching(/was removed/) });
+  });
+
+  it('a replaced key: the step goes with the new one', async () => {
+    const { target, change } = changingKey();
+    const { req, step } = await routeWhileArriving(undefined, undefined, target);
+    change(SECOND_SENTINEL_KEY);
+    req.end(body.subarray(FIRST_READ_BYTES));
+    const next = await step;
+    if (next === null || !('plan' in next)) throw new Error('no step planned');
+    expect(next.target.apiKey).toBe(SECOND_SENTINEL_KEY);
   });
 });

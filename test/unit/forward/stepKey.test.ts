@@ -40,4 +40,12 @@ describe('StepKey', () => {
     const key = new StepKey({ profile, apiKey: FIRST, keyFromEnvironment: true });
     expect(key.followForResend()).toBe('kept');
   });
+
+  it('gives a send outside the attempts the key as it is now, and no target once it was removed', () => {
+    const { key, setKey } = stepOn(FIRST);
+    setKey(SECOND);
+    expect(key.targetNow()?.apiKey).toBe(SECOND);
+    setKey(null);
+    expect(key.targetNow()).toBeNull();
+  });
 });

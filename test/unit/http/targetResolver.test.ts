@@ -28,6 +28,16 @@ describe('createTargetResolver', () => {
     expect(target).toMatchObject({ profile: { id: expectedProfile }, apiKey: keys[expectedProfile] });
   });
 
+  it("asks the profile's key as it is now with one function for every request, not one made per request", () => {
+    const snapshot = setActiveProfile(config(), 'a');
+    const resolver = createTargetResolver({ snapshot: () => snapshot }, keySource);
+    const first = resolver.resolve({ tokenName: 't', pinnedProfileId: null }) as UpstreamTarget;
+    const second = resolver.resolve({ tokenName: 't', pinnedProfileId: 'b' }) as UpstreamTarget;
+    expect(first.keyNow).toBe(second.keyNow);
+    expect(first.keyNow?.(first.profile.id)).toBe(keys['a']);
+    expect(second.keyNow?.(second.profile.id)).toBe(keys['b']);
+  });
+
   it.each([
     ['no profile at all', () => emptyConfig(), null, 'no_profile', 'npx airlock profile add'],
     ['no active profile', () => setActiveProfile(config(), null), null, 'no_profile', 'npx airlock profile use'],

@@ -107,3 +107,95 @@ describe('the gateway key changed while a request waits for a fallback on anothe
     expect(row.fallbackChain?.at(-1)).toMatchObject({ model: 'deepseek-chat', status: null, note: expect.stringMatching(/was removed/) });
   });
 });
+
+describe('the gateway key changed while a model-not-found answer comes', () => {
+  const MODEL_NOT_FOUND = JSON.stringify({
+    error: { message: 'The model does not exist', type: 'invalid_request_error', code: 'model_not_found' },
+  });
+  /** A 404 model_not_found held until `changeKey` ran: its "Did you mean" lookup (GET /models) comes after the change. */
+  async function changeKeyBeforeModelLookup(changeKey: () => Promise<unknown>) {
+    let endAnswer: () => void = () => undefined;
+    const answerEnds = new Promise<void>((resolve) => (endAnswer = resolve));
+    harness.simulator.script({
+      kind: 'text',
+      status: 404,
+      text: MODEL_NOT_FOUND,
+      contentType: 'application/json',
+      pausedAt: { byte: 0, until: answerEnds },
+    });
+    const answer = rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${agentToken}` },
+      body: chatBody(),
+    });
+    await expect.poll(() => harness.simulator.received.length).toBe(1);
+    await changeKey();
+    endAnswer();
+    return answer;
+  }
+  const modelLookups = () => harness.simulator.received.filter((received) => received.path.startsWith('/v1/models'));
+
+  it('a removed key: the lookup is not sent with it, and the client still gets the 404', async () => {
+    const answer = await changeKeyBeforeModelLookup(() => harness.json('/profiles/main/key', { method: 'DELETE' }));
+    expect(answer.status).toBe(404);
+    expect(modelLookups()).toEqual([]);
+  });
+
+  it('a replaced key: the lookup goes with the new one', async () => {
+    const answer = await changeKeyBeforeModelLookup(() =>
+      harness.json('/profiles/main/key', { method: 'PUT', body: JSON.stringify({ key: NEW_KEY }) }),
+    );
+    expect(answer.status).toBe(404);
+    expect(modelLookups().map((received) => String(received.headers.authorization).slice(-4))).toEqual([lastFour(NEW_KEY)]);
+    expect(answer.body).not.toContain(NEW_KEY);
+  });
+});
+
+describe('the gateway key changed while a 400 for a parameter comes (the request is sent again fixed)', () => {
+  const MAX_TOKENS_REFUSED = JSON.stringify({
+    error: {
+      message: "Unsupported parameter: 'max_tokens' is not supported with this model. Use 'max_completion_tokens' instead.",
+      type: 'invalid_request_error',
+      param: 'max_tokens',
+      code: 'unsupported_parameter',
+    },
+  });
+  /** A chat request with `max_tokens` whose 400 is held until `changeKey` ran: the renamed resend comes after the change. */
+  async function changeKeyBeforeFixedResend(model: string, changeKey: () => Promise<unknown>) {
+    let endAnswer: () => void = () => undefined;
+    const answerEnds = new Promise<void>((resolve) => (endAnswer = resolve));
+    harness.simulator.script({
+      kind: 'text',
+      status: 400,
+      text: MAX_TOKENS_REFUSED,
+      contentType: 'application/json',
+      pausedAt: { byte: 0, until: answerEnds },
+    });
+    const answer = rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${agentToken}` },
+      // A model of its own per case: a rename learned by an earlier one would be sent from the start.
+      body: chatBody({ model, max_tokens: 100 }),
+    });
+    await expect.poll(() => harness.simulator.received.length).toBe(1);
+    await changeKey();
+    endAnswer();
+    return answer;
+  }
+
+  it('a removed key: the fixed request is not sent with it, and the client gets the 400', async () => {
+    const answer = await changeKeyBeforeFixedResend('qwen-plus', () => harness.json('/profiles/main/key', { method: 'DELETE' }));
+    expect(answer.status).toBe(400);
+    expect(sentKeys()).toEqual([lastFour(SENTINEL_KEY)]);
+    const { row } = await harness.loggedDetail(answer);
+    expect(row.notes.join(' ')).toMatch(/Not resent with the refused parameter fixed: the gateway key of profile "main"/);
+  });
+
+  it('a replaced key: the fixed request goes with the new one', async () => {
+    const answer = await changeKeyBeforeFixedResend('glm-4.6', () =>
+      harness.json('/profiles/main/key', { method: 'PUT', body: JSON.stringify({ key: NEW_KEY }) }),
+    );
+    expect(sentKeys()).toEqual([lastFour(SENTINEL_KEY), lastFour(NEW_KEY)]);
+    expect(answer.status).toBe(200);
+  });
+});

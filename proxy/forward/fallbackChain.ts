@@ -43,9 +43,9 @@ export function withLeftSpend(fallback: RequestFallback, leftSpend: readonly Pro
   const chain = [...fallback.chain];
   for (const spend of leftSpend) {
     // A run that got no status (a timeout, a reset after the gateway had it) is sent and may be billed
-    // too: without a hop with a status, the profile's first hop carries it, or the log would lose it.
+    // too: without a hop with a status, one with no refusal's note (sent), else any, or the log loses it.
     const hops = chain.filter((hop) => hop.profileId === spend.profileId);
-    const carrier = hops.find((hop) => hop.status !== null) ?? hops[0];
+    const carrier = hops.find((hop) => hop.status !== null) ?? hops.find((hop) => hop.note === undefined) ?? hops[0];
     if (carrier !== undefined) chain[chain.indexOf(carrier)] = { ...carrier, costCredits: spend.costCredits };
   }
   return { ...fallback, chain };

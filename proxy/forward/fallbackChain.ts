@@ -40,12 +40,13 @@ export class FallbackChain {
  * profile's is the row's cost less it.
  */
 export function withLeftSpend(fallback: RequestFallback, leftSpend: readonly ProfileSpend[]): RequestFallback {
-  const costed = new Set<string>();
-  const chain = fallback.chain.map((hop) => {
-    const spend = leftSpend.find((entry) => entry.profileId === hop.profileId);
-    if (spend === undefined || hop.status === null || costed.has(hop.profileId)) return hop;
-    costed.add(hop.profileId);
-    return { ...hop, costCredits: spend.costCredits };
-  });
+  const chain = [...fallback.chain];
+  for (const spend of leftSpend) {
+    // A run that got no status (a timeout, a reset after the gateway had it) is sent and may be billed
+    // too: without a hop with a status, one with no refusal's note (sent), else any, or the log loses it.
+    const hops = chain.filter((hop) => hop.profileId === spend.profileId);
+    const carrier = hops.find((hop) => hop.status !== null) ?? hops.find((hop) => hop.note === undefined) ?? hops[0];
+    if (carrier !== undefined) chain[chain.indexOf(carrier)] = { ...carrier, costCredits: spend.costCredits };
+  }
   return { ...fallback, chain };
 }

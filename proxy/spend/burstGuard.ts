@@ -41,19 +41,25 @@ export interface ClientPause {
 
 interface ClientWindow {
   requestTimesMs: TimedQueue<number>;
-  spends: TimedQueue<{ atMs: number; credits: number }>;
+  spends: TimedQueue<{ atMs: number; credits: number; running?: RunningSpend }>;
   windowCredits: number;
 }
 
 /** Fixed options, or a function read at every use so edited limits apply to the next request. */
 export type BurstGuardSettings = Partial<BurstGuardOptions> | (() => Partial<BurstGuardOptions>);
 
+/** A running request's estimate: what it counted in all, and how much of that its client's window still holds. */
+interface RunningSpend {
+  counted: number;
+  inWindow: number;
+}
+
 export class BurstGuard {
   readonly #settings: BurstGuardSettings;
   readonly #windows = new Map<string, ClientWindow>();
   readonly #paused = new Map<string, ClientPause>();
   /** What each running request's estimate has counted so far (`spentSoFar`), until its cost replaces it. */
-  readonly #running = new Map<string, number>();
+  readonly #running = new Map<string, RunningSpend>();
   /** Names the CLI's resume in the refusal, so a terminal user can act: it reaches the running proxy, so its --port too. */
   readonly #hint: CommandHint;
 
@@ -100,9 +106,14 @@ export class BurstGuard {
    * id replaces the estimate with the cost.
    */
   spentSoFar(clientName: string, requestId: string, credits: number, atMs: number): void {
-    const before = this.#running.get(requestId) ?? 0;
-    this.#running.set(requestId, credits);
-    this.#addSpend(clientName, credits - before, atMs);
+    let running = this.#running.get(requestId);
+    if (running === undefined) {
+      running = { counted: 0, inWindow: 0 };
+      this.#running.set(requestId, running);
+    }
+    const growth = credits - running.counted;
+    running.counted = credits;
+    this.#addSpend(clientName, growth, atMs, running);
   }
 
   /**
@@ -111,21 +122,27 @@ export class BurstGuard {
    * it does on the request's row: none (null) takes the estimate back.
    */
   recordCredits(clientName: string, credits: number | null, atMs: number, requestId?: string): void {
-    let counted = 0;
-    if (requestId !== undefined && this.#running.size > 0) {
-      counted = this.#running.get(requestId) ?? 0;
-      this.#running.delete(requestId);
+    const running = requestId !== undefined && this.#running.size > 0 ? this.#running.get(requestId) : undefined;
+    if (running === undefined) {
+      this.#addSpend(clientName, credits ?? 0, atMs);
+      return;
     }
-    this.#addSpend(clientName, (credits ?? 0) - counted, atMs);
+    this.#running.delete(requestId as string);
+    // An over-estimate is taken back only from what of it the window still holds: the part that aged
+    // out (a long stream) or went with a pause or a resume is no longer counted, and taking it back
+    // too left the window below zero, letting the next minute spend past the limit unpaused.
+    this.#window(clientName, atMs, this.#currentOptions().windowMs);
+    this.#addSpend(clientName, Math.max((credits ?? 0) - running.counted, -running.inWindow), atMs);
   }
 
   /** Spend, or a correction of an estimate counted before (negative when the cost came out lower). */
-  #addSpend(clientName: string, credits: number, atMs: number): void {
+  #addSpend(clientName: string, credits: number, atMs: number, running?: RunningSpend): void {
     if (credits === 0 || Number.isNaN(credits) || this.#paused.has(clientName)) return;
     const options = this.#currentOptions();
     const window = this.#window(clientName, atMs, options.windowMs);
-    window.spends.push({ atMs, credits });
+    window.spends.push(running === undefined ? { atMs, credits } : { atMs, credits, running });
     window.windowCredits += credits;
+    if (running !== undefined) running.inWindow += credits;
     if (credits > 0 && window.windowCredits > options.maxCredits) {
       const spent = formatCredits(window.windowCredits);
       this.#pause(clientName, atMs, `${spent} credits within ${windowText(options)} (limit ${formatCredits(options.maxCredits)})`);
@@ -133,8 +150,14 @@ export class BurstGuard {
   }
 
   resume(clientName: string): boolean {
-    this.#windows.delete(clientName);
+    this.#dropWindow(clientName);
     return this.#paused.delete(clientName);
+  }
+
+  /** Forgets a client's window, and that running requests' estimates are in it. */
+  #dropWindow(clientName: string): void {
+    this.#windows.get(clientName)?.spends.dropThrough(Number.POSITIVE_INFINITY, leftWindow);
+    this.#windows.delete(clientName);
   }
 
   pausedClients(): ClientPause[] {
@@ -144,7 +167,7 @@ export class BurstGuard {
   #pause(clientName: string, atMs: number, reason: string): ClientPause {
     const pause = { clientName, pausedAtMs: atMs, reason };
     this.#paused.set(clientName, pause);
-    this.#windows.delete(clientName);
+    this.#dropWindow(clientName);
     return pause;
   }
 
@@ -153,11 +176,14 @@ export class BurstGuard {
     const kept = this.#windows.get(clientName);
     // The wall clock was set back: times from before the step could not leave the window until the
     // clock caught up (an hour's step, an hour of a client's usual pace counted as one burst).
-    const window = kept === undefined || isAhead(kept, nowMs) ? this.#openWindow(clientName) : kept;
+    const clockSetBack = kept !== undefined && isAhead(kept, nowMs);
+    if (clockSetBack) this.#dropWindow(clientName);
+    const window = kept === undefined || clockSetBack ? this.#openWindow(clientName) : kept;
     const oldestKeptMs = nowMs - windowMs;
     window.requestTimesMs.dropThrough(oldestKeptMs);
     window.spends.dropThrough(oldestKeptMs, (spend) => {
       window.windowCredits -= spend.credits;
+      leftWindow(spend);
     });
     // A window without spends holds none: no float remainder of the subtractions is left over.
     if (window.spends.size === 0) window.windowCredits = 0;
@@ -173,6 +199,10 @@ export class BurstGuard {
     this.#windows.set(clientName, window);
     return window;
   }
+}
+
+function leftWindow(spend: { credits: number; running?: RunningSpend }): void {
+  if (spend.running !== undefined) spend.running.inWindow -= spend.credits;
 }
 
 function isAhead(window: ClientWindow, nowMs: number): boolean {

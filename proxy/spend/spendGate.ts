@@ -58,8 +58,11 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
   const authBreaker = new AuthCircuitBreaker(deps.authBreaker);
   const { ledger } = deps;
   const reservations = new InFlightReservations(priceLater);
-  /** The burst window each admitted request counts in, until it ends: a running stream's spend so far is told by its id. */
-  const burstKeys = new Map<string, string>();
+  /**
+   * The burst window each admitted request counts in, until it ends: a running stream's spend so far
+   * is told by its id. With it, its input's estimate when it was sent, which its running count leaves out.
+   */
+  const burstKeys = new Map<string, { burstKey: string; inputCredits: number }>();
 
   function check(input: SpendCheckInput, apiKey?: string): LocalRefusal | null {
     const atMs = nowMs();
@@ -75,7 +78,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
       breakerRefusal(input, atMs, apiKey);
     if (refusal === null) {
       hold(input, scopes, upfront, capped);
-      burstKeys.set(input.requestId, burstKey);
+      burstKeys.set(input.requestId, { burstKey, inputCredits: 0 });
     }
     return refusal;
   }
@@ -220,13 +223,16 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
 
   /**
    * A running request's estimated spend so far (its `progress`): counted by the burst guard as it
-   * grows, once the gateway is answering. The estimate made when it was sent, before any answer, is
-   * left out: a pause is sticky, and a gateway that refuses it (a 401, a 429) bills nothing.
+   * grows, once the gateway is answering: its output. Its input (the estimate made when it was sent,
+   * before any answer) counts with its cost at the end: a pause is sticky, a gateway that refuses it
+   * (a 401, a 429) bills nothing, and the estimate (the body's bytes / 3 at the input price) is up to
+   * ten times what a prompt-cache read bills, paid every turn of a long agent session.
    */
   function spentSoFar(requestId: string, estimate: SpendSoFar): void {
-    const burstKey = burstKeys.get(requestId);
-    if (burstKey === undefined || estimate.costCredits === null || estimate.usage.outputTokens === 0) return;
-    burstGuard.spentSoFar(burstKey, requestId, estimate.costCredits, nowMs());
+    const running = burstKeys.get(requestId);
+    if (running === undefined || estimate.costCredits === null) return;
+    if (estimate.usage.outputTokens === 0) running.inputCredits = estimate.costCredits;
+    else burstGuard.spentSoFar(running.burstKey, requestId, estimate.costCredits - running.inputCredits, nowMs());
   }
 
   /** A step that failed and was left for the next one: not a rejected key, so a probe it carried has its answer. */

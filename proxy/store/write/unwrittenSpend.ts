@@ -78,6 +78,16 @@ export function addRow(entries: Map<string, SpendEntry>, row: RequestLogRow, sig
   if (row.gatewayCost !== undefined) entry.gatewayCost = addGatewayCosts(entry.gatewayCost, sign * row.gatewayCost);
   else if (row.usageSource !== null) entry.unstatedRequests += sign;
   entries.set(key, entry);
+  // A fallback's runs on a profile it left are that profile's spend, as the database's per-profile
+  // sums count them (store/read/leftSpend.ts): else a restart or a zone change seeded the caps wrong.
+  for (const hop of row.fallbackChain ?? []) {
+    if (hop.costCredits === undefined) continue;
+    const left = { ...group, profileId: hop.profileId };
+    const leftEntry = entries.get(entryKey(left)) ?? emptyEntry(left);
+    leftEntry.costCredits += sign * hop.costCredits;
+    entry.costCredits -= sign * hop.costCredits;
+    entries.set(entryKey(left), leftEntry);
+  }
 }
 
 /** Adds a whole entry (a folded group) to the entries (or, with `sign` -1, takes it away). */

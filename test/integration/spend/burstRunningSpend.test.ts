@@ -83,4 +83,55 @@ describe("the burst guard's credit limit, while a stream runs", () => {
     expect((await stream).status).toBe(200);
     expect(h.simulator.received).toHaveLength(1);
   });
+
+  it("does not pause a client for a running stream's input the gateway bills from its prompt cache", async () => {
+    // The running estimate counted the input as the body's bytes / 3 at the full input price: about
+    // 2 credits here, where the gateway bills about 0.24 (most of it read from the cache, at a tenth).
+    // Claude Code resends its long, cached context every turn: a pause is sticky, the agent stopped.
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    harness = await startHarness({
+      profile: { prices: [{ model: MODEL, inputPer1M: 100, cachedInputPer1M: 10, outputPer1M: 100 }] },
+      spendGate: createSpendGate({
+        commandHint: PLAIN_HINT,
+        ledger: new SpendLedger(),
+        clientBudget: () => undefined,
+        burstGuard: { maxCredits: 1 },
+      }),
+    });
+    const h = harness;
+    const usage = { prompt_tokens: 15_000, completion_tokens: 20, total_tokens: 15_020, prompt_tokens_details: { cached_tokens: 14_000 } };
+    h.simulator.script({
+      kind: 'bodyChunks',
+      chunks: [
+        chunk({ role: 'assistant', content: 'Reading the files you named. ' }),
+        chunk({}, { choices: [{ index: 0, delta: {}, finish_reason: 'stop' }], usage }),
+        'data: [DONE]\n\n',
+      ],
+      pause: { beforeChunk: 1, until: released },
+    });
+    const answering = new Promise<void>((resolve) => {
+      const stop = h.subscribe((event) => {
+        if (event.type === 'progress' && event.usage.outputTokens > 0) {
+          stop();
+          resolve();
+        }
+      });
+    });
+    const longContext = [{ role: 'user', content: 'The repository so far, file by file. '.repeat(1600) }];
+    const stream = rawRequest(`${h.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: chatBody({ model: MODEL, stream: true, messages: longContext }),
+    });
+    await answering;
+    const next = await rawRequest(`${h.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: chatBody({ model: MODEL }),
+    });
+    expect(next.status, next.body).toBe(200);
+    release();
+    expect((await stream).status).toBe(200);
+  });
 });

@@ -77,7 +77,8 @@ describe('BurstGuard by credits, a running request counted as it spends', () => 
   type Step =
     | { soFar: number; atMs: number; request?: string }
     | { cost: number | null; atMs: number; request?: string }
-    | { spend: number; atMs: number };
+    | { spend: number; atMs: number }
+    | { resume: true; atMs: number };
   it.each<{ name: string; steps: Step[]; paused: boolean }>([
     {
       name: 'two running streams together past the limit: paused before either ends',
@@ -131,11 +132,33 @@ describe('BurstGuard by credits, a running request counted as it spends', () => 
       ],
       paused: false,
     },
+    {
+      // The estimate's first minutes left the window; taking all of its excess back made the window
+      // negative, and the next minute's 5.5 credits (over the limit of 5) went out unpaused.
+      name: 'an over-estimate outliving the window takes back only what is still in it',
+      steps: [
+        ...Array.from({ length: 10 }, (_, minute) => ({ soFar: (minute + 1) * 0.6, atMs: minute * 60_000 })),
+        { cost: 3, atMs: 600_000 },
+        { spend: 5.5, atMs: 610_000 },
+      ],
+      paused: true,
+    },
+    {
+      name: 'an over-estimate counted before a resume takes nothing back from the window after it',
+      steps: [
+        { soFar: 5.5, atMs: 0 },
+        { resume: true, atMs: 1000 },
+        { cost: 1, atMs: 2000 },
+        { spend: 5.5, atMs: 3000 },
+      ],
+      paused: true,
+    },
   ])('$name', ({ steps, paused }) => {
     const guard = new BurstGuard({ maxCredits: 5 });
     for (const step of steps) {
       if ('soFar' in step) guard.spentSoFar('agent', step.request ?? 'a', step.soFar, T0 + step.atMs);
       else if ('cost' in step) guard.recordCredits('agent', step.cost, T0 + step.atMs, step.request ?? 'a');
+      else if ('resume' in step) guard.resume('agent');
       else guard.recordCredits('agent', step.spend, T0 + step.atMs);
     }
     expect(guard.pausedRefusal('agent')?.errorClass ?? null).toBe(paused ? 'client_paused' : null);

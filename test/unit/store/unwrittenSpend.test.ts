@@ -130,3 +130,37 @@ describe("the gateway's stated charge of requests kept only as spend", () => {
     expect(day).toMatchObject({ requests: 4, gatewayCost: 0.01, gatewayCostProfiles: ['work'], unstatedRequests: 1 });
   });
 });
+
+describe('a fallback row the database has not taken (folded while the log is behind, or a full disk)', () => {
+  // Its chain carries what 'main' may bill for the runs it left (FallbackHop.costCredits): as the
+  // database's sums do, the caps' seeding and the Spend screen count it for 'main', not 'backup'.
+  const fellBack = row({
+    profileId: 'backup',
+    clientName: 'agent',
+    costCredits: 3,
+    fallbackChain: [
+      { profileId: 'main', model: 'gpt-4o', status: 504, errorClass: 'upstream_error', costCredits: 1 },
+      { profileId: 'backup', model: 'gpt-4o', status: 200, errorClass: null },
+    ],
+  });
+  const since = local(1, 0);
+
+  it("counts the left runs for their profile, the rest for the answering one's, the client the whole", () => {
+    const entries = entriesOf([fellBack]);
+    expect(spendSinceWith(0, entries, { sinceMs: since, profileId: 'main' })).toBeCloseTo(1, 9);
+    expect(spendSinceWith(0, entries, { sinceMs: since, profileId: 'backup' })).toBeCloseTo(2, 9);
+    expect(spendSinceWith(0, entries, { sinceMs: since, clientName: 'agent' })).toBeCloseTo(3, 9);
+    const perProfile = spendByDayWith([], entries, { fromMs: since, toMs: local(20, 0), groupBy: 'profile' });
+    expect(perProfile.map(({ group, requests, costCredits }) => ({ group, requests, costCredits }))).toEqual([
+      { group: 'backup', requests: 1, costCredits: 2 },
+      { group: 'main', requests: 0, costCredits: 1 },
+    ]);
+  });
+
+  it('taken away again once written, leaves nothing behind', () => {
+    const entries = new Map<string, SpendEntry>();
+    addRow(entries, fellBack);
+    addRow(entries, fellBack, -1);
+    expect([...entries.values()].every((entry) => entry.costCredits === 0 && entry.requests === 0)).toBe(true);
+  });
+});

@@ -204,6 +204,22 @@ export interface SpendByDayRow {
   unstatedRequests: number;
 }
 
+/** A day's group with nothing counted yet, for spend added to the database's rows (unwritten spend, a fallback's left runs). */
+export function emptySpendGroup(day: string, group: string | null): SpendByDayRow {
+  return {
+    day,
+    group,
+    requests: 0,
+    costCredits: 0,
+    unpricedRequests: 0,
+    inputTokens: 0,
+    outputTokens: 0,
+    gatewayCost: null,
+    gatewayCostProfiles: [],
+    unstatedRequests: 0,
+  };
+}
+
 export interface TotalsQuery extends TimeRange {
   profileId?: string;
   clientName?: string;

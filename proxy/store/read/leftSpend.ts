@@ -1,4 +1,4 @@
-import type { SpendByDayRow } from '../../contracts/log.ts';
+import { emptySpendGroup, type SpendByDayRow } from '../../contracts/log.ts';
 import type { StatementCache } from './statementCache.ts';
 
 /**
@@ -40,7 +40,7 @@ export function withLeftSpendMoved(rows: readonly SpendByDayRow[], moves: readon
     const key = `${day}\u0000${group}`;
     let row = byKey.get(key);
     if (row === undefined) {
-      row = { ...EMPTY_GROUP, day, group, gatewayCostProfiles: [] };
+      row = emptySpendGroup(day, group);
       byKey.set(key, row);
     }
     return row;
@@ -52,17 +52,6 @@ export function withLeftSpendMoved(rows: readonly SpendByDayRow[], moves: readon
   // As the query orders them: by day, then group, in code-point order (SQLite's BINARY collation for these ASCII-led ids).
   return [...byKey.values()].sort((a, b) => compare(a.day, b.day) || compare(String(a.group), String(b.group)));
 }
-
-const EMPTY_GROUP: Omit<SpendByDayRow, 'day' | 'group'> = {
-  requests: 0,
-  costCredits: 0,
-  unpricedRequests: 0,
-  inputTokens: 0,
-  outputTokens: 0,
-  gatewayCost: null,
-  gatewayCostProfiles: [],
-  unstatedRequests: 0,
-};
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;

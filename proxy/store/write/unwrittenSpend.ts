@@ -1,6 +1,14 @@
 import { addGatewayCosts, joinGatewayCostProfiles } from '../../contracts/amounts.ts';
 import { localDayName, startOfLocalDayMs } from '../../core/localPeriods.ts';
-import type { LogTotals, RequestLogRow, SpendByDayQuery, SpendByDayRow, SpendSinceQuery, TotalsQuery } from '../../contracts/log.ts';
+import {
+  emptySpendGroup,
+  type LogTotals,
+  type RequestLogRow,
+  type SpendByDayQuery,
+  type SpendByDayRow,
+  type SpendSinceQuery,
+  type TotalsQuery,
+} from '../../contracts/log.ts';
 
 /**
  * The spend of requests whose rows are not in the log database (a full disk), per local day,
@@ -172,18 +180,7 @@ export function spendByDayWith(
     const group = query.groupBy === null ? null : GROUP_OF[query.groupBy](entry);
     let row = rows.find((candidate) => candidate.day === day && candidate.group === group);
     if (row === undefined) {
-      row = {
-        day,
-        group,
-        requests: 0,
-        costCredits: 0,
-        unpricedRequests: 0,
-        inputTokens: 0,
-        outputTokens: 0,
-        gatewayCost: null,
-        gatewayCostProfiles: [],
-        unstatedRequests: 0,
-      };
+      row = emptySpendGroup(day, group);
       rows.push(row);
     }
     row.gatewayCost = addGatewayCosts(row.gatewayCost, entry.gatewayCost);

@@ -90,7 +90,7 @@ export function planCacheWrites(source: object): PromptCacheWrites {
   if (known !== undefined) return known;
   // Given only as SpendCheckInput.cacheWritesOf, always beside the request's own plan as its source.
   const { body, textBody } = source as ExchangePlan;
-  const writes = body === null || !textBody ? 'none' : promptCacheWritesIn(body.length === 1 ? body[0]! : Buffer.concat(body));
+  const writes = body === null || !textBody ? 'none' : promptCacheWritesIn(body);
   cacheWritesByPlan.set(source, writes);
   return writes;
 }

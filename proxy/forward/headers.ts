@@ -82,7 +82,7 @@ export function buildUpstreamHeaders(
   if (connectionValues) removeConnectionListed(result, connectionValues);
   if (options.contentLength !== null) result['content-length'] = String(options.contentLength);
   if (options.contentType) result['content-type'] = options.contentType;
-  result['authorization'] = `Bearer ${apiKey}`;
+  sendWithKey(result, apiKey);
   // The proxy reads usage from the body and relays SSE as it arrives: compression would defeat both.
   result['accept-encoding'] = 'identity';
   return result;
@@ -185,4 +185,9 @@ export function flattenHeaders(headers: Record<string, string | string[]>): Reco
     flat[name] = (headers[name] as string[]).join(', ');
   }
   return flat ?? (headers as Record<string, string>);
+}
+
+/** How the gateway key goes with a request (docs/gateway-spec.md: a Bearer token), also when a resend moves to another key. */
+export function sendWithKey(headers: Record<string, string>, apiKey: string): void {
+  headers['authorization'] = `Bearer ${apiKey}`;
 }

@@ -9,7 +9,7 @@ import { classifyNetworkFailure, classifyUpstreamResponse, networkFailureCode } 
 import type { KeyMasker } from '../core/keyMasker.ts';
 import type { StepKey } from './stepKey.ts';
 import type { AbortReason, ExchangeWatch } from './exchangeWatch.ts';
-import { headerValue, pickUpstreamRequestId } from './headers.ts';
+import { headerValue, pickUpstreamRequestId, sendWithKey } from './headers.ts';
 import { routeFor } from '../protocols/registry.ts';
 import type { ExchangePlan } from './plan.ts';
 import { decideRetry, retryAdviceOf, type AttemptOutcome } from './retryPolicy.ts';
@@ -187,7 +187,7 @@ function nextPoolKey(
   // A key left that only waits out a 429 makes the pool's answer "wait", even after a rejection: a
   // 401 tells the client its key is bad (Claude Code asks to sign in). With none, the gateway's own answer.
   if (isLocalRefusal(next)) return next.errorClass === 'keys_cooling' ? next : false;
-  input.headers['authorization'] = `Bearer ${next.apiKey}`;
+  sendWithKey(input.headers, next.apiKey);
   input.trace.keyUsed(next.keyId, next.label);
   input.trace.resentBeyondPolicy();
   return true;
@@ -281,7 +281,7 @@ function followKey(input: AttemptsInput): boolean {
     );
     return false;
   }
-  if (followed === 'replaced') input.headers['authorization'] = `Bearer ${input.key.apiKey}`;
+  if (followed === 'replaced') sendWithKey(input.headers, input.key.apiKey);
   return true;
 }
 
@@ -295,7 +295,7 @@ function followPoolKey(input: AttemptsInput, lease: KeyLease): boolean {
     );
     return false;
   }
-  input.headers['authorization'] = `Bearer ${next.apiKey}`;
+  sendWithKey(input.headers, next.apiKey);
   input.trace.keyUsed(next.keyId, next.label);
   return true;
 }

@@ -1,7 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { LocalRefusal, SpendGate } from '../contracts/ports.ts';
-import { explainError, networkFailureCode, upstreamErrorWords } from '../core/errorClass.ts';
+import type { ClientProtocol } from '../contracts/usage.ts';
+import { networkFailureCode, upstreamErrorWords } from '../core/errorClass.ts';
 import { StepKey } from './stepKey.ts';
 import { isUnknownIssuerCode, osCaStoreTrusted } from '../core/osCaStore.ts';
 import { proxyUrlOf } from './upstreamAgents.ts';
@@ -147,19 +148,19 @@ async function firstFallbackStep(context: ExchangeContext, target: HeldTarget, w
     return null;
   }
   const { refusal } = target.unsent;
-  const status = sendRefusal(context.res, plan.protocol, refusal);
-  context.trace.failed(refusal.errorClass, refusal.message, status);
+  refuse(context.res, context.trace, plan.protocol, refusal);
   return null;
 }
 
 /** The body's own refusal ends the exchange: a contradicting body is refused again as sent; a stalled upload may go through when sent again. */
 function refuseBody(context: ExchangeContext, refusal: LocalRefusal): void {
-  const status = sendRefusal(
-    context.res,
-    context.plan.protocol,
-    explainError(refusal.errorClass).retryable ? refusal : { ...refusal, headers: { 'x-should-retry': 'false' } },
-  );
-  context.trace.failed(refusal.errorClass, refusal.message, status);
+  refuse(context.res, context.trace, context.plan.protocol, refusal);
+}
+
+/** Ends the exchange with Airlock's own refusal, its row keeping the status the client got. */
+function refuse(res: ServerResponse, trace: RequestTrace, protocol: ClientProtocol, refusal: LocalRefusal): void {
+  const status = sendRefusal(res, protocol, refusal);
+  trace.failed(refusal.errorClass, refusal.message, status);
 }
 
 function failedStep(result: AttemptsResult, mayHaveRun: boolean): FailedStep | null {
@@ -232,8 +233,7 @@ async function answer(
   trace.answerComplete();
   if (result.kind === 'pool_exhausted') {
     // The gateway's 429 is in the log; the client learns that the whole pool waits, and for how long.
-    const status = sendRefusal(res, plan.protocol, result.refusal);
-    trace.failed(result.refusal.errorClass, result.refusal.message, status);
+    refuse(res, trace, plan.protocol, result.refusal);
     return;
   }
   const upstream = extractUpstreamError(result.bodyText);
@@ -303,8 +303,7 @@ function replyAborted(context: ExchangeContext, step: SendableStep, reason: Abor
   // The total clock runs from the exchange's start, the upload included: what ran out is the client's upload, not the gateway.
   if (reason === 'timeout_total' && uploading) {
     const refusal = arriving.stalledAtTotalTimeout(target.profile.timeouts.totalTimeoutMs, true);
-    const status = sendRefusal(res, plan.protocol, refusal);
-    trace.failed(refusal.errorClass, refusal.message, status);
+    refuse(res, trace, plan.protocol, refusal);
     return;
   }
   const detail: ErrorDetail = reason === 'timeout_total' ? { timeoutMs: target.profile.timeouts.totalTimeoutMs } : {};

@@ -1,7 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { ClientAuthenticator, LocalRefusal, SpendGate, TargetResolver } from '../contracts/ports.ts';
 import type { ClientProtocol } from '../contracts/usage.ts';
-import { explainError } from '../core/errorClass.ts';
 import { sendRefusal } from './replies.ts';
 import type { IdempotencyCache } from '../spend/idempotencyCache.ts';
 import { admit, type AdmitServices } from './admit.ts';
@@ -153,15 +152,10 @@ async function forward(request: ForwardRequest, stages: StageServices): Promise<
   }
 }
 
-/**
- * Answers a refusal in the client's protocol and ends its row. A refusal no retry fixes says so
- * with `x-should-retry: false`, which the OpenAI and Anthropic SDKs and Claude Code obey.
- */
+/** Answers a refusal in the client's protocol (replies.ts sendRefusal) and ends its row. */
 function refuse(request: ForwardRequest, refused: Refused): void {
   const { trace, res, protocol } = request;
-  const refusal: LocalRefusal = explainError(refused.refusal.errorClass).retryable
-    ? refused.refusal
-    : { ...refused.refusal, headers: { 'x-should-retry': 'false', ...refused.refusal.headers } };
+  const { refusal } = refused;
   if (refused.unlogged) {
     sendRefusal(res, protocol, refusal);
     return;

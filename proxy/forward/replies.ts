@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import type { ErrorClass } from '../contracts/errors.ts';
 import type { LocalRefusal } from '../contracts/ports.ts';
 import type { ClientProtocol } from '../contracts/usage.ts';
-import type { ClientErrorDetail } from '../core/errorClass.ts';
+import { explainError, type ClientErrorDetail } from '../core/errorClass.ts';
 import { adapterNamed } from '../protocols/registry.ts';
 import { writeAnswerHead } from './answerHead.ts';
 import { finalAnswerStatus } from './clientRetries.ts';
@@ -32,12 +32,16 @@ export function sendJson(res: ServerResponse, status: number, body: object, head
 }
 
 /**
- * Answers a refusal in the client's protocol; returns the status sent, which the row keeps. A final
- * refusal goes with the status at which the client stops resending it (clientRetries.ts).
+ * Answers a refusal in the client's protocol; returns the status sent, which the row keeps. A refusal
+ * no retry fixes (its class's, or its own `x-should-retry: false`) says so, which the OpenAI and
+ * Anthropic SDKs and Claude Code obey, and goes with the status at which the client stops resending
+ * it (clientRetries.ts: Codex reads no such header).
  */
 export function sendRefusal(res: ServerResponse, protocol: ClientProtocol, refusal: LocalRefusal): number {
-  const status = answeredStatus(res, refusal.status, refusal.headers?.['x-should-retry'] === 'false');
-  sendJson(res, status, adapterNamed(protocol).errors.refusalBody(refusal), refusal.headers);
+  const final = refusal.headers?.['x-should-retry'] === 'false' || !explainError(refusal.errorClass).retryable;
+  const headers = final ? { 'x-should-retry': 'false', ...refusal.headers } : refusal.headers;
+  const status = answeredStatus(res, refusal.status, final);
+  sendJson(res, status, adapterNamed(protocol).errors.refusalBody(refusal), headers);
   return status;
 }
 

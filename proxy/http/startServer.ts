@@ -16,7 +16,7 @@ import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from '../contracts/
 import { answerUnexpectedError, createRequestDispatch, sayUnexpectedErrorOnStderr } from './requestDispatch.ts';
 import { busySinceLastCheck, InFlightRequests, startForwardingReclaimer } from './forwardingReclaimer.ts';
 import { answerClientError } from './clientErrors.ts';
-import { DESKTOP_RESUME_WAY, pausedRefusal } from '../forward/ownRefusals.ts';
+import { DESKTOP_RESUME_WAY, pausedRefusal, STOPPING } from '../forward/ownRefusals.ts';
 import type { CommandHint } from '../contracts/cli.ts';
 import type { SpendGate } from '../contracts/ports.ts';
 
@@ -99,6 +99,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
   const inFlight = new InFlightRequests();
   const shutdown = new ForwardShutdown();
   let paused = false;
+  let stopping = false;
   let port = options.port;
   const translation = options.translation ?? new TranslationThread();
   const reclaimer = startForwardingReclaimer(busySinceLastCheck(inFlight));
@@ -125,7 +126,10 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
   const forward = createForwardHandler({
     services: options.services,
     events,
-    pausedRefusal: () => (paused ? pausedRefusal(options.resumeWay?.(options.commandHint) ?? DESKTOP_RESUME_WAY) : null),
+    standingRefusal: () => {
+      if (stopping) return STOPPING;
+      return paused ? pausedRefusal(options.resumeWay?.(options.commandHint) ?? DESKTOP_RESUME_WAY) : null;
+    },
     captureLimitBytes: options.captureLimitBytes ?? (() => CAPTURE_LIMIT_BYTES),
     inFlight,
     shutdown,
@@ -189,9 +193,13 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     async stop(stopOptions = {}) {
       const drainMs = stopOptions.drainMs ?? 0;
       const drainEndsAtMs = performance.now() + drainMs;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // The listener stays open through the drain, and what arrives meanwhile is refused as STOPPING: a
+      // closed port reset those clients, which their SDKs reported as a bare "Connection error." Idle
+      // connections are closed at once, so a client's next request comes on a new one and gets the refusal.
+      stopping = true;
       server.closeIdleConnections();
       await shutdown.idle(drainMs);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       const report = await shutdown.stopAll(SETTLE_ON_STOP_MS);
       const cutAnswers = await answersTaken(inFlight, Math.max(drainEndsAtMs - performance.now(), MIN_FLUSH_ON_STOP_MS));
       server.closeAllConnections();

@@ -16,6 +16,7 @@ import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from '../contracts/
 import { answerUnexpectedError, createRequestDispatch, sayUnexpectedErrorOnStderr } from './requestDispatch.ts';
 import { busySinceLastCheck, InFlightRequests, startForwardingReclaimer } from './forwardingReclaimer.ts';
 import { answerClientError } from './clientErrors.ts';
+import { listenOnIpv6Loopback } from './ipv6Loopback.ts';
 import { DESKTOP_RESUME_WAY, pausedRefusal, STOPPING } from '../forward/ownRefusals.ts';
 import type { CommandHint } from '../contracts/cli.ts';
 import type { SpendGate } from '../contracts/ports.ts';
@@ -172,6 +173,8 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
       resolve();
     });
   });
+  // Only beside the default address: a host the caller chose is the one it asked for.
+  const ipv6Loopback = host === DEFAULT_HOST ? await listenOnIpv6Loopback(server, port) : null;
 
   return {
     host,
@@ -200,6 +203,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
       server.closeIdleConnections();
       await shutdown.idle(drainMs);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      ipv6Loopback?.close();
       const report = await shutdown.stopAll(SETTLE_ON_STOP_MS);
       const cutAnswers = await answersTaken(inFlight, Math.max(drainEndsAtMs - performance.now(), MIN_FLUSH_ON_STOP_MS));
       server.closeAllConnections();

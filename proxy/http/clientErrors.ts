@@ -32,7 +32,9 @@ export function answerClientError(error: NodeJS.ErrnoException, socket: Duplex, 
     answer.setHeader('connection', 'close');
     return;
   }
-  if (error.code === HTTP2_PREFACE_CODE) {
+  // Only where no HTTP/1.1 request is in progress: prior knowledge sends the preface as a connection's
+  // first bytes, and frames written after a pipelined request would stand where its answer belongs.
+  if (error.code === HTTP2_PREFACE_CODE && answer === null) {
     // Node reports the stopped parser again for each later read (the client's own frames): one answer.
     if (socket.writableEnded) return;
     // Ended rather than destroyed, so frames the client sent meanwhile do not turn the close into a

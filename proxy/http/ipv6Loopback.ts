@@ -12,15 +12,24 @@ import { createServer as createNetServer, type Server as NetServer } from 'node:
  * curl waits for its happy-eyeballs delay (curl/curl#14144). And any other program on [::1] at the
  * port got those requests. Nothing listens here when ::1 cannot be had (IPv6 off, the port taken
  * there): clients then fall back to 127.0.0.1 as before, so this is no reason to refuse to start.
+ * But a port taken there is said (`takenByAnother`): that program still gets what localhost clients
+ * send, client tokens included.
  */
-export function listenOnIpv6Loopback(server: HttpServer, port: number): Promise<NetServer | null> {
+export function listenOnIpv6Loopback(server: HttpServer, port: number): Promise<Ipv6Loopback> {
   const listener = createNetServer({ noDelay: true }, (socket) => server.emit('connection', socket));
   return new Promise((resolve) => {
-    const onError = (): void => resolve(null);
+    const onError = (error: NodeJS.ErrnoException): void => resolve({ listener: null, takenByAnother: error.code === 'EADDRINUSE' });
     listener.once('error', onError);
     listener.listen(port, '::1', () => {
       listener.off('error', onError);
-      resolve(listener);
+      resolve({ listener, takenByAnother: false });
     });
   });
+}
+
+export interface Ipv6Loopback {
+  /** Null where ::1 could not be had. */
+  listener: NetServer | null;
+  /** Another program holds [::1] at the port; IPv6 being off is no such case. */
+  takenByAnother: boolean;
 }

@@ -53,6 +53,8 @@ export interface ProxyHandle {
   host: string;
   port: number;
   url: string;
+  /** Another program holds [::1] at this port: a tool pointed at localhost may reach it rather than Airlock (ipv6Loopback.ts). */
+  ipv6LoopbackTaken: boolean;
   events: RequestEvents;
   setPaused(paused: boolean): void;
   isPaused(): boolean;
@@ -174,12 +176,13 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     });
   });
   // Only beside the default address: a host the caller chose is the one it asked for.
-  const ipv6Loopback = host === DEFAULT_HOST ? await listenOnIpv6Loopback(server, port) : null;
+  const ipv6Loopback = host === DEFAULT_HOST ? await listenOnIpv6Loopback(server, port) : { listener: null, takenByAnother: false };
 
   return {
     host,
     port,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    ipv6LoopbackTaken: ipv6Loopback.takenByAnother,
     events,
     setPaused: (value) => {
       paused = value;
@@ -203,7 +206,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
       server.closeIdleConnections();
       await shutdown.idle(drainMs);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      ipv6Loopback?.close();
+      ipv6Loopback.listener?.close();
       const report = await shutdown.stopAll(SETTLE_ON_STOP_MS);
       const cutAnswers = await answersTaken(inFlight, Math.max(drainEndsAtMs - performance.now(), MIN_FLUSH_ON_STOP_MS));
       server.closeAllConnections();

@@ -1,9 +1,14 @@
-import type { LookupFunction } from 'node:net';
-import { connect } from 'node:net';
+import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo, LookupFunction } from 'node:net';
+import { connect, createServer as createNetServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { request, type RequestOptions } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chatBody, JSON_HEADERS, type RawResponse } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { memorySecretStore } from '../../support/memorySecretStore.ts';
+import { startAirlock } from '../../../proxy/app/startAirlock.ts';
 
 let harness: Harness;
 beforeAll(async () => {
@@ -72,5 +77,29 @@ describe('the stop', () => {
       socket.on('error', (error: NodeJS.ErrnoException) => resolve(error.code));
     });
     expect(refused).toBe('ECONNREFUSED');
+  });
+});
+
+describe('a port another program holds on [::1]', () => {
+  it('still starts on 127.0.0.1, and says that tools pointed at localhost may reach that program', async () => {
+    // The other program first, on a port the OS chooses for [::1]: Airlock then asks for the same one.
+    const other = createNetServer((socket) => socket.end());
+    const otherPort = await new Promise<number>((resolve) => other.listen(0, '::1', () => resolve((other.address() as AddressInfo).port)));
+    const dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-ipv6-taken-'));
+    try {
+      const airlock = await startAirlock({ dataDir, port: otherPort, env: {}, secrets: memorySecretStore(), homeDir: dataDir });
+      try {
+        expect(airlock.proxy.port).toBe(otherPort);
+        // Before: nothing said so, and a localhost client's requests (its client token with them) went to the other program.
+        const said = airlock.noticeBoard.list().find((notice) => notice.kind === 'localhost_taken');
+        expect(said?.cause).toContain(`[::1]:${otherPort}`);
+        expect(airlock.notices.some((line) => line.includes(`[::1]:${otherPort}`))).toBe(true);
+      } finally {
+        await airlock.stop();
+      }
+    } finally {
+      other.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -23,6 +23,7 @@ const TITLE_BY_KIND: Record<NoticeKind, string> = {
   os_certificates_unreadable: "Airlock could not read this computer's certificate store",
   upstream_proxy: 'Airlock cannot use the proxy the environment names',
   tools_through_proxy: "Your tools may send Airlock's requests to a proxy",
+  localhost_taken: "Another program answers localhost at Airlock's port",
   unexpected_error: 'Airlock failed unexpectedly',
 };
 

@@ -353,6 +353,12 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   });
   proxyUrl = proxy.url;
   listeningPort = proxy.port;
+  if (proxy.ipv6LoopbackTaken) {
+    notice(
+      'localhost_taken',
+      `Another program listens on [::1]:${proxy.port}, where localhost often leads first: a tool pointed at http://localhost:${proxy.port} may send its requests, its key or client token with them, to that program rather than Airlock.`,
+    );
+  }
   const detachLog = log.attach(proxy.events);
   const traceExport = followTraceExport({
     config,

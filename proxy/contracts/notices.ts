@@ -22,6 +22,7 @@ export type NoticeKind =
   | 'os_certificates_unreadable'
   | 'upstream_proxy'
   | 'tools_through_proxy'
+  | 'localhost_taken'
   | 'unexpected_error';
 
 export interface Notice {

@@ -13,8 +13,8 @@ import type { Admitted, ForwardRequest, HeldTarget, Refused } from './stageRecor
 export interface AdmitServices {
   authenticator: ClientAuthenticator;
   targets: TargetResolver;
-  /** The refusal while Airlock is paused, null while it forwards. */
-  pausedRefusal: () => LocalRefusal | null;
+  /** The refusal while Airlock is paused or stopping, null while it forwards. */
+  standingRefusal: () => LocalRefusal | null;
 }
 
 /**
@@ -27,8 +27,8 @@ export interface AdmitServices {
  */
 export function admit(request: ForwardRequest, services: AdmitServices): Admitted | Refused {
   if (asksForWebSocket(request.req.headers)) return { refusal: WEBSOCKET_UNSUPPORTED, unlogged: true };
-  const paused = services.pausedRefusal();
-  if (paused !== null) return { refusal: paused };
+  const standing = services.standingRefusal();
+  if (standing !== null) return { refusal: standing };
   const identity = services.authenticator.authenticate(request.req.headers);
   if (isLocalRefusal(identity)) return { refusal: identity, unlogged: request.method === 'HEAD' };
   const target = services.targets.resolve(identity);

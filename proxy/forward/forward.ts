@@ -31,8 +31,8 @@ export interface PipelineServices {
 export interface ForwardOptions {
   services: PipelineServices;
   events: RequestEvents;
-  /** The refusal while Airlock is paused, null while it forwards. */
-  pausedRefusal: () => LocalRefusal | null;
+  /** The refusal while Airlock is paused or stopping, null while it forwards. */
+  standingRefusal: () => LocalRefusal | null;
   /** Read per request: a setting the user may change while the proxy runs. */
   captureLimitBytes: () => number;
   inFlight: Set<ServerResponse>;
@@ -75,7 +75,7 @@ export function createForwardHandler(options: ForwardOptions): (req: IncomingMes
   // What each stage is given, made once rather than spread anew for every request.
   const stages: StageServices = {
     options,
-    admit: { ...services, pausedRefusal: options.pausedRefusal },
+    admit: { ...services, standingRefusal: options.standingRefusal },
     plan: {
       modelRefusals,
       ...(options.nativeVerified ? { nativeVerified: options.nativeVerified } : {}),

@@ -16,7 +16,8 @@ import { CAPTURE_LIMIT_BYTES, CONTROL_PREFIX, DEFAULT_HOST } from '../contracts/
 import { answerUnexpectedError, createRequestDispatch, sayUnexpectedErrorOnStderr } from './requestDispatch.ts';
 import { busySinceLastCheck, InFlightRequests, startForwardingReclaimer } from './forwardingReclaimer.ts';
 import { answerClientError } from './clientErrors.ts';
-import { DESKTOP_RESUME_WAY, pausedRefusal } from '../forward/ownRefusals.ts';
+import { listenOnIpv6Loopback } from './ipv6Loopback.ts';
+import { DESKTOP_RESUME_WAY, pausedRefusal, STOPPING } from '../forward/ownRefusals.ts';
 import type { CommandHint } from '../contracts/cli.ts';
 import type { SpendGate } from '../contracts/ports.ts';
 
@@ -52,6 +53,8 @@ export interface ProxyHandle {
   host: string;
   port: number;
   url: string;
+  /** Another program holds [::1] at this port: a tool pointed at localhost may reach it rather than Airlock (ipv6Loopback.ts). */
+  ipv6LoopbackTaken: boolean;
   events: RequestEvents;
   setPaused(paused: boolean): void;
   isPaused(): boolean;
@@ -99,6 +102,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
   const inFlight = new InFlightRequests();
   const shutdown = new ForwardShutdown();
   let paused = false;
+  let stopping = false;
   let port = options.port;
   const translation = options.translation ?? new TranslationThread();
   const reclaimer = startForwardingReclaimer(busySinceLastCheck(inFlight));
@@ -125,7 +129,10 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
   const forward = createForwardHandler({
     services: options.services,
     events,
-    pausedRefusal: () => (paused ? pausedRefusal(options.resumeWay?.(options.commandHint) ?? DESKTOP_RESUME_WAY) : null),
+    standingRefusal: () => {
+      if (stopping) return STOPPING;
+      return paused ? pausedRefusal(options.resumeWay?.(options.commandHint) ?? DESKTOP_RESUME_WAY) : null;
+    },
     captureLimitBytes: options.captureLimitBytes ?? (() => CAPTURE_LIMIT_BYTES),
     inFlight,
     shutdown,
@@ -168,11 +175,14 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
       resolve();
     });
   });
+  // Only beside the default address: a host the caller chose is the one it asked for.
+  const ipv6Loopback = host === DEFAULT_HOST ? await listenOnIpv6Loopback(server, port) : { listener: null, takenByAnother: false };
 
   return {
     host,
     port,
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`,
+    ipv6LoopbackTaken: ipv6Loopback.takenByAnother,
     events,
     setPaused: (value) => {
       paused = value;
@@ -189,9 +199,14 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     async stop(stopOptions = {}) {
       const drainMs = stopOptions.drainMs ?? 0;
       const drainEndsAtMs = performance.now() + drainMs;
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // The listener stays open through the drain, and what arrives meanwhile is refused as STOPPING: a
+      // closed port reset those clients, which their SDKs reported as a bare "Connection error." Idle
+      // connections are closed at once, so a client's next request comes on a new one and gets the refusal.
+      stopping = true;
       server.closeIdleConnections();
       await shutdown.idle(drainMs);
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      ipv6Loopback.listener?.close();
       const report = await shutdown.stopAll(SETTLE_ON_STOP_MS);
       const cutAnswers = await answersTaken(inFlight, Math.max(drainEndsAtMs - performance.now(), MIN_FLUSH_ON_STOP_MS));
       server.closeAllConnections();

@@ -8,6 +8,8 @@ import { TranslationThread } from '../../../proxy/forward/translation/translatio
 import { PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../../../proxy/contracts/defaults.ts';
 import { BroadcastChannel } from 'node:worker_threads';
 import { connect } from 'node:net';
+import OpenAI from 'openai';
+import Anthropic from '@anthropic-ai/sdk';
 
 const LONG_REPLY = 'a long answer '.repeat(1_000);
 
@@ -84,6 +86,42 @@ function uploadInPieces(url: string): {
   request.flushHeaders();
   return { reading, request, answer };
 }
+
+// Before 2026-11-29 the stop closed the listener at once: a client that came during the drain was
+// refused at the TCP level, which the OpenAI and Anthropic SDKs report as "Connection error." with no cause.
+describe('a new request while the stop lets running requests finish', () => {
+  it('is refused with a 503 that says Airlock is stopping, in its SDK’s shape, and the running request still finishes', async () => {
+    harness = await startHarness();
+    const held = harness.simulator.holdNext('/chat/completions');
+    const running = rawRequest(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body: chatBody() });
+    await held.arrived;
+    const stopped = harness.proxy.stop({ drainMs: 30_000 });
+
+    const openAi = new OpenAI({ baseURL: `${harness.proxy.url}/v1`, apiKey: 'x', maxRetries: 0 });
+    const openAiError = await openAi.chat.completions
+      .create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error: unknown) => error);
+    expect(openAiError).toBeInstanceOf(OpenAI.APIError);
+    expect(openAiError).toMatchObject({ status: 503, message: expect.stringContaining('Airlock is stopping') });
+    const anthropic = new Anthropic({ baseURL: harness.proxy.url, apiKey: 'x', maxRetries: 0 });
+    const anthropicError = await anthropic.messages
+      .create({ model: 'gpt-4o-mini', max_tokens: 10, messages: [{ role: 'user', content: 'hi' }] })
+      .catch((error: unknown) => error);
+    expect(anthropicError).toBeInstanceOf(Anthropic.APIError);
+    expect(anthropicError).toMatchObject({ status: 503, message: expect.stringContaining('Airlock is stopping') });
+    // Final: a resend within the drain meets the same refusal.
+    expect(harness.simulator.received).toHaveLength(1);
+
+    held.release();
+    expect((await running).status).toBe(200);
+    expect(await stopped).toEqual({ endedRequests: 0, unfinishedRequests: 0, cutAnswers: 0 });
+    expect(endsOf(harness.events).map((end) => [end.status, end.errorClass])).toEqual([
+      [503, 'proxy_stopping'],
+      [503, 'proxy_stopping'],
+      [200, null],
+    ]);
+  });
+});
 
 describe('stopping the proxy with a request still before its exchange', () => {
   it('ends a request whose client is still sending its body at once, with its row', async () => {

@@ -14,7 +14,7 @@ const profile = (fallbacks: unknown[]) => profileSchema.parse({ id: 'main', name
 
 function admitWith(resolved: UpstreamTarget | TargetRefusal) {
   const targets: TargetResolver = { resolve: () => resolved };
-  return admit(request, { authenticator, targets, pausedRefusal: () => null });
+  return admit(request, { authenticator, targets, standingRefusal: () => null });
 }
 
 const cooling = (fallbacks: unknown[]): TargetRefusal => ({
@@ -51,7 +51,7 @@ describe('admit, a request asking to change protocol', () => {
     admit({ req: { headers: { connection: 'Upgrade', upgrade } }, method: 'GET' } as unknown as ForwardRequest, {
       authenticator,
       targets: { resolve: () => ({ profile: profile([]), apiKey: POOL_SECRET }) },
-      pausedRefusal: () => pausedRefusal(DESKTOP_RESUME_WAY),
+      standingRefusal: () => pausedRefusal(DESKTOP_RESUME_WAY),
     });
 
   it('a WebSocket handshake is answered 426 before anything else, and leaves no row', () => {

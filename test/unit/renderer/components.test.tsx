@@ -376,4 +376,35 @@ describe('StatusBar', () => {
     fireEvent.click(screen.getByRole('button', { name: 'Resume aider' }));
     expect(onResumeClient).toHaveBeenCalledWith('aider');
   });
+
+  it('while Airlock is unreachable, gives its figures as of when it was last reached, not as live', () => {
+    const status = {
+      proxyUrl: 'http://127.0.0.1:8642',
+      paused: true,
+      inFlight: 1,
+      activeProfile: { id: 'main', name: 'Main gateway', key: { set: true, lastFour: 'a8c1' } },
+      todaySpend: { credits: 12.5, cny: 9.38, usdApprox: 1.38 },
+      alarms: [],
+      notices: [],
+      firstRun: { hasProfile: true, hasKey: true, hasClientToken: true },
+    };
+    const onTogglePause = vi.fn();
+    const bar = (connected: boolean) => (
+      <StatusBar connected={connected} onTogglePause={onTogglePause} onResumeClient={vi.fn()} onDismissNotice={vi.fn()} status={status} />
+    );
+    const { rerender } = render(bar(true));
+    expect(document.querySelector('.status-bar')?.textContent).toContain('1 in flight');
+    // The proxy stopped: the request it held ended with it, and what it spends since is not known here.
+    rerender(bar(false));
+    const text = document.querySelector('.status-bar')?.textContent ?? '';
+    expect(text).not.toContain('1 in flight');
+    expect(text).toMatch(/in flight: not known while Airlock is unreachable/);
+    expect(text).toMatch(/Today \(as of \d\d:\d\d\): 12\.5 credits/);
+    expect(document.querySelector('.status-bar .dot')?.className).toBe('dot offline');
+    // Pausing needs the proxy: the button says so instead of doing nothing.
+    expect((screen.getByRole('button', { name: 'Resume proxy' }) as HTMLButtonElement).disabled).toBe(true);
+    rerender(bar(true));
+    expect(document.querySelector('.status-bar')?.textContent).toContain('1 in flight');
+    expect((screen.getByRole('button', { name: 'Resume proxy' }) as HTMLButtonElement).disabled).toBe(false);
+  });
 });

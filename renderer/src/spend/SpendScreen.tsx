@@ -1,10 +1,12 @@
-import { useState } from 'react';
+import { useContext, useState } from 'react';
 import type { MoneyAmount } from '../../../proxy/contracts/status.ts';
 import type { SpendRange } from '../../../proxy/contracts/spend.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { formatCredits, formatMoney } from '../common/format.ts';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
+import { ReconnectContext } from '../common/ScreenBoundary.tsx';
+import { useThrottled } from '../common/useThrottled.ts';
 import { ExportButtons } from '../export/ExportButtons.tsx';
 import { GatewayChargeByDay } from './GatewayCharges.tsx';
 import { SpendChart } from './SpendChart.tsx';
@@ -29,10 +31,21 @@ function TotalCard({ title, amount }: { title: string; amount: MoneyAmount }) {
   );
 }
 
-export function SpendScreen() {
+/** At most one reload this often while requests are priced one after another. */
+const FOLLOW_INTERVAL_MS = 5_000;
+
+/**
+ * `spentTodayCredits`: today's total in the status the proxy pushes. The screen reads its figures
+ * again when it moves and when the window gets Airlock back: it kept what it first read, so after a
+ * restart, or an hour of an agent's work, it showed less spent than the status bar beside it.
+ */
+export function SpendScreen({ spentTodayCredits }: { spentTodayCredits: number | null }) {
   const api = useApi();
   const [range, setRange] = useState<SpendRange>('today');
-  const spend = useAsync(() => api.spend(range), range);
+  const reconnects = useContext(ReconnectContext);
+  const spentToday = useThrottled(spentTodayCredits, FOLLOW_INTERVAL_MS);
+  // The figures shown stay until the new ones come (useAsync keeps a ready value while it reloads).
+  const spend = useAsync(() => api.spend(range), `${range}:${reconnects}:${spentToday}`);
 
   return (
     <div className="screen spend">

@@ -230,6 +230,16 @@ describe('figures across a restart', () => {
     await page.locator('.status-bar .dot.running').waitFor();
     await expect.poll(async () => (await todayCard.locator('.big').textContent()) === (await statusToday.textContent())).toBe(true);
     expect(await statusToday.textContent()).not.toBe('0 credits');
+
+    // Spend while the screen is open: it says its figures are behind rather than pass them off as today's.
+    const behind = page.getByRole('status').filter({ hasText: 'These figures are behind' });
+    expect(await behind.count()).toBe(0);
+    await chat('priced while the Spend screen is open');
+    await behind.waitFor();
+    expect(await behind.textContent()).toContain(`today's spend is now ${await statusToday.textContent()}`);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await behind.waitFor({ state: 'detached' });
+    expect(await todayCard.locator('.big').textContent()).toBe(await statusToday.textContent());
   });
 });
 

@@ -1,5 +1,5 @@
 // @vitest-environment happy-dom
-import { cleanup, render, screen, waitFor, within } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SpendDay, SpendResponse, SpendRow } from '../../../proxy/contracts/spend.ts';
 import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';
@@ -156,7 +156,7 @@ describe('the Spend screen as spend goes on', () => {
     await waitFor(() => expect(todayCard()).toContain('3.5 credits'));
   });
 
-  it("reads spend again when today's total in the status moved, so it never shows less than the status bar", async () => {
+  it("says the figures are behind once today's total in the status moved, and Refresh reads them again", async () => {
     const gateway = followingClient();
     const at = (spentTodayCredits: number) => (
       <ApiProvider client={gateway.client}>
@@ -165,10 +165,17 @@ describe('the Spend screen as spend goes on', () => {
     );
     const { rerender } = render(at(1));
     await waitFor(() => expect(todayCard()).toContain('1 credits'));
-    const callsBefore = gateway.calls();
+    expect(screen.queryByText(/figures are behind/)).toBeNull();
     gateway.spendNow(2.25);
     rerender(at(2.25));
+    expect(screen.getByRole('status').textContent).toBe(
+      "These figures are behind: today's spend is now 2.25 credits. Refresh to read them again.",
+    );
+    // Read again per priced request, an agent's run would have the proxy's forwarding thread sum the log again and again.
+    const calls = gateway.calls();
+    fireEvent.click(screen.getByRole('button', { name: 'Refresh' }));
     await waitFor(() => expect(todayCard()).toContain('2.25 credits'));
-    expect(gateway.calls()).toBe(callsBefore + 1);
+    expect(gateway.calls()).toBe(calls + 1);
+    expect(screen.queryByText(/figures are behind/)).toBeNull();
   });
 });

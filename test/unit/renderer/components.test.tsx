@@ -45,6 +45,28 @@ describe('KeyField', () => {
     expect((screen.getByLabelText('Replace key') as HTMLInputElement).value).toBe('');
     expect(document.body.innerHTML).not.toContain(SENTINEL_KEY);
   });
+
+  it('asks before removing the key, which cannot be shown back, and keeps focus in the field', async () => {
+    const deleteKey = vi.fn(async () => ({ set: false, lastFour: null }));
+    const field = (status: { set: boolean; lastFour: string | null }) => (
+      <ApiProvider client={fakeClient({ deleteKey })}>
+        <KeyField profileId="main" status={status} onChanged={vi.fn()} />
+      </ApiProvider>
+    );
+    const { rerender } = render(field({ set: true, lastFour: 'a8c1' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Remove key' }));
+    expect(screen.getByRole('alertdialog', { name: "Remove this profile's gateway key?" })).toBeTruthy();
+    expect(document.activeElement?.textContent).toBe('Keep it');
+    fireEvent.click(screen.getByRole('button', { name: 'Keep it' }));
+    await waitFor(() => expect(document.activeElement?.textContent).toBe('Remove key'));
+    expect(deleteKey).not.toHaveBeenCalled();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Remove key' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Remove the key' }));
+    await waitFor(() => expect(deleteKey).toHaveBeenCalledWith('main'));
+    rerender(field({ set: false, lastFour: null }));
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByLabelText('Key')));
+  });
 });
 
 describe('a key from AIRLOCK_API_KEY', () => {

@@ -108,7 +108,7 @@ describe('Replay in the request detail', () => {
     });
     await session.harness.log.flush();
     await page.goto(`${session.screenUrl('live')}/${String(reply.headers['x-airlock-request-id'])}`);
-    // What a screen reader would start reading: the focused element's id, else its text.
+    // What a screen reader would start reading: the focused element's text.
     const focused = () =>
       page.evaluate(() => (document.activeElement === document.body ? 'the page' : (document.activeElement?.textContent ?? '')));
     const editorFocused = () => page.evaluate(() => document.activeElement?.classList.contains('replay-editor') ?? false);

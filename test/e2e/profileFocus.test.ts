@@ -58,6 +58,23 @@ describe('the Profiles screen from the keyboard', () => {
     await press('Enter', 'Keep it');
     await press('Enter', 'Remove…');
 
+    // Test and Save run a request each: their buttons are busy meanwhile, not disabled, and keep focus.
+    await detail.getByRole('button', { name: 'Test', exact: true }).focus();
+    await page.keyboard.press('Enter');
+    // Its profile has no key and no gateway: an error or a failed step, either way the test ended.
+    await detail.locator('.profile-test').locator('[data-testid="test-result"], [role="alert"]').first().waitFor();
+    expect(await focused()).toBe('Test');
+    await detail.getByLabel('Name', { exact: true }).fill('Spare gateway, renamed');
+    await detail.getByRole('button', { name: 'Save profile' }).focus();
+    await page.keyboard.press('Enter');
+    await detail.getByRole('heading', { name: 'Spare gateway, renamed' }).waitFor();
+    expect(await focused()).toBe('Save profile');
+    await detail.getByLabel('Name', { exact: true }).fill('Spare gateway');
+    await page.keyboard.press('Tab');
+    await detail.getByRole('button', { name: 'Save profile' }).focus();
+    await page.keyboard.press('Enter');
+    await detail.getByRole('heading', { name: 'Spare gateway', exact: true }).waitFor();
+
     // Make active: its button becomes a badge, so focus waits on the profile's heading.
     await detail.getByRole('button', { name: 'Make active' }).focus();
     await press('Enter', 'Spare gateway');

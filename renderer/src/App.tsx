@@ -175,7 +175,7 @@ export function App() {
           {screen === 'live' &&
             guarded('The Live screen', <LiveScreen store={store} proxyUrl={proxyUrl} firstRun={live.status?.firstRun ?? null} />)}
           {screen === 'sessions' && guarded('The Sessions screen', <SessionsScreen />)}
-          {screen === 'spend' && guarded('The Spend screen', <SpendScreen />)}
+          {screen === 'spend' && guarded('The Spend screen', <SpendScreen spentTodayCredits={live.status?.todaySpend.credits ?? null} />)}
           {screen === 'profiles' &&
             guarded(
               'The Profiles screen',

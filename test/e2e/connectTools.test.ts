@@ -43,9 +43,13 @@ describe('Connect: one-click setup of a tool', () => {
     await expect.poll(() => page.getByTestId('connect-codex').getByText('not found (applying creates its config)').count()).toBe(1);
 
     await card.getByLabel(`Move the key ending in ${LAST_FOUR} for ${gatewayRoot} into the keychain as a profile`).check();
-    await card.getByRole('button', { name: 'Preview changes for Claude Code' }).click();
+    // From the keyboard: the button works while focused, and keeps focus through its request.
+    const previewButton = card.getByRole('button', { name: 'Preview changes for Claude Code' });
+    await previewButton.focus();
+    await page.keyboard.press('Enter');
     const diff = card.locator('pre');
     await diff.waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Preview changes for Claude Code');
     const diffText = (await diff.textContent()) ?? '';
     expect(diffText).toContain(`-    "ANTHROPIC_AUTH_TOKEN": "<gateway key …${LAST_FOUR}>"`);
     expect(diffText).toContain('+    "ANTHROPIC_AUTH_TOKEN": "<new client token "claude-code">"');
@@ -54,8 +58,10 @@ describe('Connect: one-click setup of a tool', () => {
     await expectNoKeyOnPage();
     await session.shot('60-connect-preview');
 
-    await card.getByRole('button', { name: 'Apply to Claude Code' }).click();
+    await card.getByRole('button', { name: 'Apply to Claude Code' }).focus();
+    await page.keyboard.press('Enter');
     await card.getByText('connected with client token "claude-code"').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Apply to Claude Code');
     expect(await card.getByRole('status').textContent()).toMatch(
       /Claude Code now uses Airlock with client token "claude-code"\. Backup \d{8}T\d+Z\./,
     );
@@ -89,8 +95,10 @@ describe('Connect: one-click setup of a tool', () => {
 
   it('deletes the backups from the window, leaving the file as Airlock wrote it', async () => {
     const card = page.getByTestId('connect-claude-code');
-    await card.getByRole('button', { name: 'Apply to Claude Code' }).click();
+    await card.getByRole('button', { name: 'Apply to Claude Code' }).focus();
+    await page.keyboard.press('Enter');
     await card.getByText('connected with client token "claude-code"').waitFor();
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Apply to Claude Code');
     await card.getByText(/1 backup\(s\) in Airlock's data folder keep the values Airlock replaced/).waitFor();
     const written = readFileSync(settingsPath, 'utf8');
 

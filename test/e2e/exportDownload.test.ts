@@ -25,14 +25,16 @@ afterAll(async () => {
   await session?.close();
 });
 
-/** Clicks a button and returns the file Chromium downloaded, saved where the test can read it. */
+/**
+ * Presses a button from the keyboard and returns the file Chromium downloaded, saved where the test
+ * can read it. The button keeps focus through the export (it is marked busy, not disabled).
+ */
 async function downloadBy(buttonName: string, fileName: string): Promise<{ suggested: string; text: string }> {
-  const [download] = await Promise.all([
-    session.page.waitForEvent('download'),
-    session.page.getByRole('button', { name: buttonName }).click(),
-  ]);
+  await session.page.getByRole('button', { name: buttonName }).focus();
+  const [download] = await Promise.all([session.page.waitForEvent('download'), session.page.keyboard.press('Enter')]);
   const target = path.join(SCREENSHOT_DIR, fileName);
   await download.saveAs(target);
+  await expect.poll(() => session.page.evaluate(() => document.activeElement?.textContent)).toBe(buttonName);
   return { suggested: download.suggestedFilename(), text: readFileSync(target, 'utf8') };
 }
 

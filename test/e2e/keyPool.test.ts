@@ -78,7 +78,12 @@ describe('the key pool on the Profiles screen', () => {
     await page.goto(session.screenUrl('profiles'));
     await page.getByRole('button', { name: /Main gateway/ }).click();
     await rows.nth(1).getByRole('button', { name: 'Remove from pool' }).click();
+    // It asks first, on its safe choice: the key cannot be shown back.
+    const question = rows.nth(1).getByRole('alertdialog', { name: /^Remove .* from the pool\?$/ });
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Keep it');
+    await question.getByRole('button', { name: /^Remove / }).click();
     await expect.poll(() => rows.count()).toBe(1);
+    expect(await page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).toBe('Key pool');
     await noSentinel();
   });
 });

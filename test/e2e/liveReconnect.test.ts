@@ -177,6 +177,72 @@ describe('a stream shown live when the proxy restarts', () => {
   });
 });
 
+describe('figures across a restart', () => {
+  it('says what it cannot know while Airlock is away, and the Spend screen agrees with the status bar once it is back', async () => {
+    const origin = running().proxy.url;
+    await api('/profiles/main/prices', 'PUT', {
+      prices: [{ model: 'gpt-4o-mini', inputPer1M: 4000, outputPer1M: 8000 }],
+      priceMultiplier: 1,
+    });
+    const chat = async (content: string) => {
+      const answer = await rawRequest(`${origin}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
+        body: chatBody({ messages: [{ role: 'user', content }] }),
+      });
+      expect(answer.status).toBe(200);
+    };
+    await chat('priced before the restart');
+    await running().log.flush();
+    await page.goto(`${origin}/_airlock/#/spend`);
+    await page.locator('.status-bar .dot.running').waitFor();
+    const todayCard = page.locator('.card.total').filter({ has: page.getByRole('heading', { name: 'Today', exact: true }) });
+    const statusToday = page
+      .locator('.status-bar .status-item')
+      .filter({ hasText: /^Today/ })
+      .locator('strong');
+    await expect.poll(async () => (await todayCard.locator('.big').textContent()) === (await statusToday.textContent())).toBe(true);
+
+    // A request in flight when the proxy stops: the stop ends it, so the window must not go on counting it.
+    const held = simulator.holdNext('/chat/completions');
+    const inFlight = chat('in flight at the stop').catch(() => undefined);
+    await held.arrived;
+    await page.locator('.status-bar').getByText('1 in flight').waitFor();
+    const events = '**/_airlock/api/events';
+    await page.route(events, (route) => route.abort('connectionrefused'));
+    const stopped = running().stop();
+    held.release();
+    await stopped;
+    airlock = null;
+    await inFlight;
+    await page.locator('.status-bar .dot.offline').waitFor();
+    const bar = page.locator('.status-bar');
+    expect(await bar.getByText('1 in flight').count()).toBe(0);
+    expect(await bar.textContent()).toMatch(/Today \(as of \d\d:\d\d\)/);
+    expect(await bar.getByRole('button', { name: 'Pause proxy' }).isDisabled()).toBe(true);
+
+    // Back, with requests priced while the window could not hear of them.
+    airlock = await start(Number(new URL(origin).port));
+    await chat('priced while the window was away');
+    await chat('and another');
+    await running().log.flush();
+    await page.unroute(events);
+    await page.locator('.status-bar .dot.running').waitFor();
+    await expect.poll(async () => (await todayCard.locator('.big').textContent()) === (await statusToday.textContent())).toBe(true);
+    expect(await statusToday.textContent()).not.toBe('0 credits');
+
+    // Spend while the screen is open: it says its figures are behind rather than pass them off as today's.
+    const behind = page.getByRole('status').filter({ hasText: 'These figures are behind' });
+    expect(await behind.count()).toBe(0);
+    await chat('priced while the Spend screen is open');
+    await behind.waitFor();
+    expect(await behind.textContent()).toContain(`today's spend is now ${await statusToday.textContent()}`);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await behind.waitFor({ state: 'detached' });
+    expect(await todayCard.locator('.big').textContent()).toBe(await statusToday.textContent());
+  });
+});
+
 describe('the window session ending', () => {
   it('asks to sign in again instead of reconnecting for ever', async () => {
     await page.goto(`${running().proxy.url}/_airlock/#/live`);

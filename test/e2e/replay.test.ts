@@ -99,4 +99,36 @@ describe('Replay in the request detail', () => {
       await comparison.getByTestId('replay-original-answer').textContent(),
     );
   });
+
+  it('is used from the keyboard alone: each step leaves focus in the panel, never on the page', async () => {
+    const reply = await rawRequest(`${session.harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` },
+      body: chatBody({ messages: [{ role: 'user', content: 'Count to three.' }] }),
+    });
+    await session.harness.log.flush();
+    await page.goto(`${session.screenUrl('live')}/${String(reply.headers['x-airlock-request-id'])}`);
+    // What a screen reader would start reading: the focused element's text.
+    const focused = () =>
+      page.evaluate(() => (document.activeElement === document.body ? 'the page' : (document.activeElement?.textContent ?? '')));
+    const editorFocused = () => page.evaluate(() => document.activeElement?.classList.contains('replay-editor') ?? false);
+
+    await replay().getByRole('button', { name: 'Replay…' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(editorFocused).toBe(true);
+    await replay().getByRole('button', { name: 'Cancel' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(focused).toBe('Replay…');
+
+    await page.keyboard.press('Enter');
+    await expect.poll(editorFocused).toBe(true);
+    await replay().getByRole('button', { name: 'Send replay' }).focus();
+    await page.keyboard.press('Enter');
+    await replay().getByTestId('replay-comparison').waitFor();
+    // The answers come after the panel's heading, where focus waits.
+    await expect.poll(focused).toBe('Replay');
+    await replay().getByRole('button', { name: 'Edit and replay again' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(editorFocused).toBe(true);
+  });
 });

@@ -13,8 +13,23 @@ export function moneyOf(credits: number): MoneyAmount {
   return { credits, cny: toCny(credits), usdApprox: toUsdApprox(credits) };
 }
 
-/** "model_not_found" → "Model not found". */
+/**
+ * Classes whose name does not read as a title: the detail's heading said "Auth" for a rejected key,
+ * "Html instead of json" for any answer that was no API answer (a page, a file, a redirect) and
+ * "Timeout total" (the contract's example title is "Key rejected", contracts/errors.ts).
+ */
+const TITLES: Partial<Record<ErrorClass, string>> = {
+  auth: 'Key rejected',
+  html_instead_of_json: 'Web page instead of an API answer',
+  timeout_connect: 'Connect timeout',
+  timeout_idle: 'Idle timeout',
+  timeout_total: 'Total timeout',
+};
+
+/** "model_not_found" → "Model not found", unless TITLES words it. */
 export function errorTitle(errorClass: ErrorClass): string {
+  const titled = TITLES[errorClass];
+  if (titled !== undefined) return titled;
   const words = errorClass.replaceAll('_', ' ');
   return words.charAt(0).toUpperCase() + words.slice(1);
 }

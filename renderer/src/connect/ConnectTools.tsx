@@ -134,15 +134,37 @@ function ToolCard({ tool, model, onChanged }: { tool: ConnectToolStatus; model: 
         </p>
       )}
       <div className="connect-tool-actions">
-        <button type="button" disabled={busy || tool.problem !== null} onClick={() => void preview()}>
+        {/* While one runs they are marked busy, not disabled: Chromium drops focus from a button that
+            turns disabled to the page, and a keyboard user who pressed Enter was sent to the window's top. */}
+        <button
+          type="button"
+          disabled={tool.problem !== null}
+          aria-disabled={busy || undefined}
+          onClick={() => {
+            if (!busy) void preview();
+          }}
+        >
           Preview changes for {tool.title}
         </button>
-        <button type="button" disabled={busy || tool.problem !== null} onClick={() => void apply()}>
+        <button
+          type="button"
+          disabled={tool.problem !== null}
+          aria-disabled={busy || undefined}
+          onClick={() => {
+            if (!busy) void apply();
+          }}
+        >
           Apply to {tool.title}
         </button>
         {tool.backups.length > 0 && (
           <>
-            <button type="button" disabled={busy} onClick={() => void undo()}>
+            <button
+              type="button"
+              aria-disabled={busy || undefined}
+              onClick={() => {
+                if (!busy) void undo();
+              }}
+            >
               Undo for {tool.title}
             </button>
             {confirmingDelete ? (

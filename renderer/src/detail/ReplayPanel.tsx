@@ -1,4 +1,4 @@
-import { memo, useId, useState } from 'react';
+import { memo, useEffect, useId, useRef, useState } from 'react';
 import type { ProfileView } from '../../../proxy/contracts/profileViews.ts';
 import type { RequestDetail } from '../../../proxy/contracts/requests.ts';
 import type { ReplayRequest, ReplayResponse } from '../../../proxy/contracts/replay.ts';
@@ -41,6 +41,13 @@ const BodyEditor = memo(function BodyEditor({
 type Phase = { kind: 'closed' } | { kind: 'editing' } | { kind: 'sending' } | { kind: 'done'; answer: ReplayResponse };
 
 /**
+ * Where focus goes once a phase's controls replaced the last one's: each button that moves the panel
+ * on (Replay…, Cancel, Send replay, Edit and replay again) is gone after its click, and focus fell to
+ * the page, a keyboard user back at the window's top.
+ */
+type FocusTarget = 'editor' | 'open' | 'heading';
+
+/**
  * Replay in the request detail: the logged body in an editor (checked as JSON before it is sent),
  * sent again through the proxy, and the new answer beside the old.
  */
@@ -66,6 +73,14 @@ export function ReplayPanel({
   const [idempotencyKey, setIdempotencyKey] = useState('');
   const [askKey, setAskKey] = useState(false);
   const [error, setError] = useState<string | null>(null);
+  const panel = useRef<HTMLElement>(null);
+  const [refocus, setRefocus] = useState<FocusTarget | null>(null);
+  useEffect(() => {
+    if (refocus === null) return;
+    const selector = { editor: `[id="${editorId}"]`, open: 'button', heading: 'h3' }[refocus];
+    panel.current?.querySelector<HTMLElement>(selector)?.focus();
+    setRefocus(null);
+  }, [refocus, editorId]);
 
   const open = async () => {
     setError(null);
@@ -88,6 +103,7 @@ export function ReplayPanel({
     setLoggedBody(text);
     setBody(text ?? '');
     setPhase({ kind: 'editing' });
+    setRefocus('editor');
   };
 
   const send = async () => {
@@ -107,16 +123,18 @@ export function ReplayPanel({
     setPhase({ kind: 'sending' });
     try {
       setPhase({ kind: 'done', answer: await api.replay(detail.id, request) });
+      setRefocus('heading');
     } catch (cause) {
       if (cause instanceof ControlApiError && cause.field === 'idempotencyKey') setAskKey(true);
       setError((cause as Error).message);
       setPhase({ kind: 'editing' });
+      setRefocus('editor');
     }
   };
 
   if (phase.kind === 'closed')
     return (
-      <section aria-label="Replay" className="replay">
+      <section aria-label="Replay" className="replay" ref={panel}>
         <button type="button" onClick={() => void open()}>
           Replay…
         </button>
@@ -124,12 +142,18 @@ export function ReplayPanel({
     );
 
   return (
-    <section aria-label="Replay" className="replay">
-      <h3>Replay</h3>
+    <section aria-label="Replay" className="replay" ref={panel}>
+      <h3 tabIndex={-1}>Replay</h3>
       {phase.kind === 'done' ? (
         <>
           <ReplayComparison answer={phase.answer} />
-          <button type="button" onClick={() => setPhase({ kind: 'editing' })}>
+          <button
+            type="button"
+            onClick={() => {
+              setPhase({ kind: 'editing' });
+              setRefocus('editor');
+            }}
+          >
             Edit and replay again
           </button>
         </>
@@ -173,7 +197,14 @@ export function ReplayPanel({
             <button type="button" className="primary" disabled={phase.kind === 'sending'} onClick={() => void send()}>
               {phase.kind === 'sending' ? 'Replaying…' : 'Send replay'}
             </button>
-            <button type="button" disabled={phase.kind === 'sending'} onClick={() => setPhase({ kind: 'closed' })}>
+            <button
+              type="button"
+              disabled={phase.kind === 'sending'}
+              onClick={() => {
+                setPhase({ kind: 'closed' });
+                setRefocus('open');
+              }}
+            >
               Cancel
             </button>
           </div>

@@ -48,8 +48,11 @@ export function ExportButtons(props: ExportButtonsProps) {
         <button
           key={format}
           type="button"
-          disabled={busy !== null}
-          onClick={() => void run(format)}
+          // Busy, not disabled: Chromium drops focus from a focused button that turns disabled.
+          aria-disabled={busy !== null || undefined}
+          onClick={() => {
+            if (busy === null) void run(format);
+          }}
           title={`Download ${what} as ${format.toUpperCase()}`}
         >
           {busy === format ? 'Exporting…' : `Export ${format.toUpperCase()}`}

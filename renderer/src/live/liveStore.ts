@@ -34,6 +34,8 @@ export interface LiveSnapshot {
   olderRowsMoved: boolean;
   /** Rows taken in since the last reset, live or paged; it only grows, while the list itself stays bounded. */
   rowsAdded: number;
+  /** The filters of the last reset: `rowsAdded` counts rows of these. */
+  filters: RequestFilters;
 }
 
 /**
@@ -54,9 +56,17 @@ export class LiveStore {
   private dropCount = 0;
   /** The view moved (`showRows`) since rows were last dropped: only then are they read back from the log. */
   private viewMovedSinceDrop = false;
-  private published: LiveSnapshot = { order: [], rows: this.rows, version: 0, listVersion: 0, olderRowsMoved: false, rowsAdded: 0 };
-  private readonly listeners = new Set<() => void>();
   private filters: RequestFilters = {};
+  private published: LiveSnapshot = {
+    order: [],
+    rows: this.rows,
+    version: 0,
+    listVersion: 0,
+    olderRowsMoved: false,
+    rowsAdded: 0,
+    filters: this.filters,
+  };
+  private readonly listeners = new Set<() => void>();
   /**
    * Updates for requests the store does not know yet, merged per request, from a reset until the
    * first page after it. The page was read from the log before some of them came: a request that
@@ -218,6 +228,7 @@ export class LiveStore {
       listVersion: this.listVersion,
       olderRowsMoved: this.olderRowsMoved,
       rowsAdded: this.rowsAdded,
+      filters: this.filters,
     };
     for (const listener of this.listeners) listener();
   }

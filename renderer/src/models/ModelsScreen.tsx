@@ -1,5 +1,5 @@
 import { useState } from 'react';
-import type { CapabilityBadge, ModelRow } from '../../../proxy/contracts/models.ts';
+import type { CapabilityBadge, ModelListResponse, ModelRow } from '../../../proxy/contracts/models.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { CopyButton } from '../common/CopyButton.tsx';
 import { formatDuration, formatPercent, formatTimestamp } from '../common/format.ts';
@@ -37,6 +37,34 @@ function Badges({ badges }: { badges: CapabilityBadge[] }) {
         </li>
       ))}
     </ul>
+  );
+}
+
+/**
+ * Why there is no model to show. A list that was fetched without an error held no ids (an empty
+ * list, or a 200 that was not a list of { id }): asking to refresh, as if the gateway had not been
+ * asked, sent the user refreshing the same answer beside "Listed at".
+ */
+function EmptyList({ list }: { list: ModelListResponse }) {
+  if (!list.profileId)
+    return (
+      <Empty title="No active profile.">
+        <p>Add a profile and set its key first.</p>
+      </Empty>
+    );
+  if (list.fetchedAtMs !== null && list.error === null)
+    return (
+      <Empty title="The gateway listed no models.">
+        <p>
+          Its answer to GET /models held no model ids. Check the profile's base URL, or ask the gateway's operator which models the key may
+          use.
+        </p>
+      </Empty>
+    );
+  return (
+    <Empty title="No models listed yet.">
+      <p>Refresh to ask the gateway for its list.</p>
+    </Empty>
   );
 }
 
@@ -79,9 +107,7 @@ export function ModelsScreen() {
         <>
           {list.value.error && <ErrorExplanationView explanation={list.value.error} message={null} />}
           {list.value.models.length === 0 ? (
-            <Empty title={list.value.profileId ? 'No models listed yet.' : 'No active profile.'}>
-              <p>{list.value.profileId ? 'Refresh to ask the gateway for its list.' : 'Add a profile and set its key first.'}</p>
-            </Empty>
+            <EmptyList list={list.value} />
           ) : (
             <table className="model-table">
               <thead>

@@ -1,6 +1,7 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { KeyStatus } from '../../../proxy/contracts/profileViews.ts';
 import { useApi } from '../api/ApiContext.tsx';
+import { ConfirmChoice } from '../common/ConfirmChoice.tsx';
 import { FormError } from '../common/StateViews.tsx';
 import { useSaveAction } from '../common/useSaveAction.ts';
 
@@ -28,12 +29,29 @@ export function KeyField({
   const save = useSaveAction();
   const { busy, error } = save;
 
+  // Removing asks first: the key cannot be shown back, so a slip meant fetching it from the gateway console again.
+  const [confirmingRemove, setConfirmingRemove] = useState(false);
+  const [refocus, setRefocus] = useState<'input' | 'remove' | null>(null);
+  const input = useRef<HTMLInputElement>(null);
+  const removeButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (refocus === null) return;
+    (refocus === 'input' ? input : removeButton).current?.focus();
+    setRefocus(null);
+  }, [refocus]);
+
   const run = (action: () => Promise<KeyStatus>) =>
     save.run(async () => {
       onChanged(await action());
       setDraft('');
       return null;
     });
+  const remove = () => {
+    setConfirmingRemove(false);
+    // Its button goes with the key: focus waits in the field a new key is typed into.
+    setRefocus('input');
+    void run(() => api.deleteKey(profileId));
+  };
 
   return (
     <fieldset className="key-field">
@@ -47,16 +65,37 @@ export function KeyField({
       >
         <label>
           {status.set ? 'Replace key' : 'Key'}
-          <input type="password" autoComplete="off" spellCheck={false} value={draft} onChange={(event) => setDraft(event.target.value)} />
+          <input
+            ref={input}
+            type="password"
+            autoComplete="off"
+            spellCheck={false}
+            value={draft}
+            onChange={(event) => setDraft(event.target.value)}
+          />
         </label>
         <button type="submit" disabled={busy || draft.trim() === ''}>
           Save key
         </button>
-        {status.set && (
-          <button type="button" disabled={busy} onClick={() => void run(() => api.deleteKey(profileId))}>
-            Remove key
-          </button>
-        )}
+        {status.set &&
+          (confirmingRemove ? (
+            <ConfirmChoice
+              question="Remove this profile's gateway key?"
+              warning="It leaves the keychain and Airlock cannot show it back: using this profile again needs the key pasted from the gateway console."
+              confirmLabel="Remove the key"
+              cancelLabel="Keep it"
+              disabled={busy}
+              onConfirm={remove}
+              onCancel={() => {
+                setConfirmingRemove(false);
+                setRefocus('remove');
+              }}
+            />
+          ) : (
+            <button type="button" ref={removeButton} disabled={busy} onClick={() => setConfirmingRemove(true)}>
+              Remove key
+            </button>
+          ))}
       </form>
       <FormError message={error} />
       <p className="muted">Stored in the OS keychain. Airlock never shows it, logs it or sends it anywhere but the gateway.</p>

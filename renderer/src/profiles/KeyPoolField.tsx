@@ -1,9 +1,10 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { ProfileView } from '../../../proxy/contracts/profileViews.ts';
 import type { PoolKeyState, PoolKeyStatus } from '../../../proxy/contracts/keyPool.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { formatTimestamp } from '../common/format.ts';
 import { FormError } from '../common/StateViews.tsx';
+import { ConfirmChoice } from '../common/ConfirmChoice.tsx';
 
 /** What the gateway last said of a key, in words: the user sees why a key is left out and until when. */
 export function describePoolKeyState(state: PoolKeyState): string {
@@ -32,6 +33,15 @@ function PoolKeyRow({
 }) {
   const [label, setLabel] = useState(entry.label);
   const [secret, setSecret] = useState('');
+  // Removing asks first (the key cannot be shown back); Keep it gives focus back to the button that asked.
+  const [confirmingRemove, setConfirmingRemove] = useState(false);
+  const [refocusRemove, setRefocusRemove] = useState(false);
+  const removeButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (!refocusRemove) return;
+    removeButton.current?.focus();
+    setRefocusRemove(false);
+  }, [refocusRemove]);
   return (
     <li className="pool-key" data-testid={`pool-key-${entry.id}`}>
       <p>
@@ -67,9 +77,27 @@ function PoolKeyRow({
         <button type="submit" disabled={busy || secret.trim() === ''}>
           Save key
         </button>
-        <button type="button" disabled={busy} onClick={() => act('remove')}>
-          Remove from pool
-        </button>
+        {confirmingRemove ? (
+          <ConfirmChoice
+            question={`Remove ${entry.label} from the pool?`}
+            warning="It leaves the keychain and Airlock cannot show it back."
+            confirmLabel={`Remove ${entry.label}`}
+            cancelLabel="Keep it"
+            disabled={busy}
+            onConfirm={() => {
+              setConfirmingRemove(false);
+              act('remove');
+            }}
+            onCancel={() => {
+              setConfirmingRemove(false);
+              setRefocusRemove(true);
+            }}
+          />
+        ) : (
+          <button type="button" ref={removeButton} disabled={busy} onClick={() => setConfirmingRemove(true)}>
+            Remove from pool
+          </button>
+        )}
       </form>
     </li>
   );
@@ -87,6 +115,7 @@ export function KeyPoolField({ view, onChanged }: { view: ProfileView; onChanged
   const [key, setKey] = useState('');
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const pool = useRef<HTMLFieldSetElement>(null);
 
   const run = async (action: () => Promise<unknown>, then?: () => void) => {
     setBusy(true);
@@ -104,11 +133,15 @@ export function KeyPoolField({ view, onChanged }: { view: ProfileView; onChanged
   const actOn = (keyId: string) => (action: 'label' | 'secret' | 'remove', value?: string) => {
     if (action === 'label') void run(() => api.relabelPoolKey(id, keyId, value ?? ''));
     else if (action === 'secret') void run(() => api.replacePoolKey(id, keyId, value ?? ''));
-    else void run(() => api.removePoolKey(id, keyId));
+    else {
+      // Its row goes: focus waits on the pool rather than falling to the page.
+      pool.current?.focus();
+      void run(() => api.removePoolKey(id, keyId));
+    }
   };
 
   return (
-    <fieldset className="key-pool" aria-label="Key pool">
+    <fieldset className="key-pool" aria-label="Key pool" ref={pool} tabIndex={-1}>
       <legend>Key pool</legend>
       {view.keyPool ? (
         <ul data-testid="pool-keys">

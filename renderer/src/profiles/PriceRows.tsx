@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import { readsAsZero, tooSmallToStore, typedNumber } from '../../../proxy/contracts/amounts.ts';
 import type { ModelPrice } from '../../../proxy/contracts/profile.ts';
 
@@ -91,7 +91,19 @@ export function PriceRows({
   // refusal kept by position named a cell gone or moved: Save stayed disabled with no cell to correct. The rows are
   // drawn afresh from the table's numbers instead, and no refusal is kept.
   const [generation, setGeneration] = useState(0);
+  // The removed row's button goes with it (and every row is drawn afresh): focus moves to the Remove of
+  // the row now in its place, or of the last row, or to Add model price, instead of falling to the page.
+  const table = useRef<HTMLTableElement>(null);
+  const [refocusRow, setRefocusRow] = useState<number | null>(null);
+  useEffect(() => {
+    if (refocusRow === null) return;
+    const buttons = table.current?.querySelectorAll<HTMLButtonElement>('tbody button') ?? [];
+    const next = buttons[Math.min(refocusRow, buttons.length - 1)] ?? table.current?.querySelector<HTMLButtonElement>('tfoot button');
+    next?.focus();
+    setRefocusRow(null);
+  }, [refocusRow]);
   const remove = (index: number) => {
+    setRefocusRow(index);
     setProblems({});
     onProblems?.(false);
     setGeneration((count) => count + 1);
@@ -104,7 +116,7 @@ export function PriceRows({
           {problem}
         </p>
       )}
-      <table className="price-table">
+      <table className="price-table" ref={table}>
         <thead>
           <tr>
             <th scope="col">Model id</th>

@@ -124,7 +124,7 @@ export function ProfileEditor({ existing, onSaved }: ProfileEditorProps) {
       aria-label={existing ? `Edit profile ${existing.name}` : 'New profile'}
       onSubmit={(event) => {
         event.preventDefault();
-        void save();
+        if (!saving) void save();
       }}
     >
       <fieldset>
@@ -262,7 +262,8 @@ export function ProfileEditor({ existing, onSaved }: ProfileEditorProps) {
           Check the marked fields: {Object.keys(errors).join(', ')}.
         </p>
       )}
-      <button type="submit" className="primary" disabled={saving}>
+      {/* Busy, not disabled: Chromium drops focus from a focused button that turns disabled. */}
+      <button type="submit" className="primary" aria-disabled={saving || undefined}>
         {existing ? 'Save profile' : 'Add profile'}
       </button>
     </form>

@@ -32,7 +32,7 @@ export function ProfileTestPanel({ profileId }: { profileId: string }) {
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          void test();
+          if (!running) void test();
         }}
       >
         <label>
@@ -49,7 +49,8 @@ export function ProfileTestPanel({ profileId }: { profileId: string }) {
             <option key={id} value={id} />
           ))}
         </datalist>
-        <button type="submit" disabled={running}>
+        {/* Busy, not disabled: Chromium drops focus from a focused button that turns disabled. */}
+        <button type="submit" aria-disabled={running || undefined}>
           {running ? 'Testing…' : 'Test'}
         </button>
       </form>

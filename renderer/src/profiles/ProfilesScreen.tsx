@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { ProfileView } from '../../../proxy/contracts/profileViews.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { Empty, ErrorState, Loading } from '../common/StateViews.tsx';
@@ -6,7 +6,8 @@ import { useAsync } from '../common/useAsync.ts';
 import { ProfileDetail } from './ProfileDetail.tsx';
 import { ProfileEditor } from './ProfileEditor.tsx';
 
-type Selection = { kind: 'none' } | { kind: 'new' } | { kind: 'profile'; id: string };
+/** `created`: the form just made it, and its heading takes the focus the form's Save button had. */
+type Selection = { kind: 'none' } | { kind: 'new' } | { kind: 'profile'; id: string; created?: true };
 
 /**
  * `keychainProblem`: the status's keychain alarm. When it comes, changes or goes (the keychain
@@ -16,6 +17,7 @@ export function ProfilesScreen({ onChanged, keychainProblem }: { onChanged: () =
   const api = useApi();
   const list = useAsync(() => api.profiles(), `profiles:${keychainProblem ?? ''}`);
   const [selection, setSelection] = useState<Selection>({ kind: 'none' });
+  const listHeading = useRef<HTMLHeadingElement>(null);
 
   const afterChange = (select: Selection) => {
     setSelection(select);
@@ -32,7 +34,9 @@ export function ProfilesScreen({ onChanged, keychainProblem }: { onChanged: () =
   return (
     <div className="screen profiles">
       <nav className="profile-list" aria-label="Profiles">
-        <h2>Profiles</h2>
+        <h2 ref={listHeading} tabIndex={-1}>
+          Profiles
+        </h2>
         {!keychain.available && (
           <p className="warn" role="alert">
             {keychain.message ?? 'No OS keychain: keys cannot be stored. Airlock uses AIRLOCK_API_KEY from the environment for this run.'}
@@ -66,14 +70,23 @@ export function ProfilesScreen({ onChanged, keychainProblem }: { onChanged: () =
             <Empty title="Choose a profile to edit, or add one." />
           ))}
         {selection.kind === 'new' && (
-          <ProfileEditor key="new" existing={null} onSaved={(view) => afterChange({ kind: 'profile', id: view.profile.id })} />
+          <ProfileEditor
+            key="new"
+            existing={null}
+            onSaved={(view) => afterChange({ kind: 'profile', id: view.profile.id, created: true })}
+          />
         )}
         {selected && (
           <ProfileDetail
             key={selected.profile.id}
             view={selected}
+            focusTitle={selection.kind === 'profile' && selection.created === true}
             onChanged={() => afterChange({ kind: 'profile', id: selected.profile.id })}
-            onDeleted={() => afterChange({ kind: 'none' })}
+            onDeleted={() => {
+              // The profile and its detail are gone: focus waits on the list rather than falling to the page.
+              listHeading.current?.focus();
+              afterChange({ kind: 'none' });
+            }}
           />
         )}
       </div>

@@ -1,3 +1,4 @@
+import { useState } from 'react';
 import type { StatusResponse } from '../../../proxy/contracts/status.ts';
 import { formatCredits, formatMoney, formatTimestamp, showInvisible } from '../common/format.ts';
 
@@ -11,7 +12,19 @@ interface StatusBarProps {
   onDismissNotice: (noticeId: string) => void;
 }
 
+/** When the window last lost Airlock (epoch ms), null while connected: the figures shown are as of then. */
+function useLostAtMs(connected: boolean): number | null {
+  const [lostAtMs, setLostAtMs] = useState<number | null>(null);
+  // Set in render, not in an effect: the first render without the proxy already says since when.
+  if (!connected && lostAtMs === null) setLostAtMs(Date.now());
+  if (connected && lostAtMs !== null) setLostAtMs(null);
+  return connected ? null : (lostAtMs ?? Date.now());
+}
+
+const CLOCK = { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' } as const;
+
 export function StatusBar({ status, connected, onTogglePause, onResumeClient, onDismissNotice }: StatusBarProps) {
+  const lostAtMs = useLostAtMs(connected);
   if (!status) {
     return (
       <footer className="status-bar" role="status">
@@ -22,11 +35,13 @@ export function StatusBar({ status, connected, onTogglePause, onResumeClient, on
   return (
     <footer className="status-bar">
       <span className="status-item">
-        <span className={`dot ${status.paused ? 'paused' : connected ? 'running' : 'offline'}`} aria-hidden="true" />
+        {/* Unreachable wins over paused: a pause the proxy had may not have survived its restart. */}
+        <span className={`dot ${connected ? (status.paused ? 'paused' : 'running') : 'offline'}`} aria-hidden="true" />
         <code>{status.proxyUrl}</code>{' '}
         {connected ? (status.paused ? 'paused' : 'running') : 'not reachable: reconnecting by itself, nothing to do here'}
       </span>
-      <button type="button" onClick={onTogglePause} aria-pressed={status.paused}>
+      {/* Pausing is asked of the proxy: without it, a click did nothing and said nothing. */}
+      <button type="button" onClick={onTogglePause} aria-pressed={status.paused} disabled={!connected}>
         {status.paused ? 'Resume proxy' : 'Pause proxy'}
       </button>
       <span className="status-item">
@@ -39,10 +54,15 @@ export function StatusBar({ status, connected, onTogglePause, onResumeClient, on
         {status.activeProfile?.key.fromEnvironment ? ' (key from AIRLOCK_API_KEY)' : null}
       </span>
       <span className="status-item">
-        Today: <strong>{formatCredits(status.todaySpend.credits)} credits</strong> ({formatMoney(status.todaySpend.cny, 'CNY')}, ≈
+        {/* Without the proxy, today's spend is what it was when the window lost it, and said so: requests
+            may run on (the proxy restarted) or the stop ended those in flight. */}
+        {lostAtMs === null ? 'Today' : `Today (as of ${new Date(lostAtMs).toLocaleTimeString(undefined, CLOCK)})`}:{' '}
+        <strong>{formatCredits(status.todaySpend.credits)} credits</strong> ({formatMoney(status.todaySpend.cny, 'CNY')}, ≈
         {formatMoney(status.todaySpend.usdApprox, 'USD')})
       </span>
-      <span className="status-item">{status.inFlight} in flight</span>
+      <span className="status-item">
+        {lostAtMs === null ? `${status.inFlight} in flight` : 'in flight: not known while Airlock is unreachable'}
+      </span>
       {(status.alarms.length > 0 || status.notices.length > 0) && (
         <div role="alert" aria-label="Alarms">
           <ul className="alarms">

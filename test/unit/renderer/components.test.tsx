@@ -45,6 +45,28 @@ describe('KeyField', () => {
     expect((screen.getByLabelText('Replace key') as HTMLInputElement).value).toBe('');
     expect(document.body.innerHTML).not.toContain(SENTINEL_KEY);
   });
+
+  it('asks before removing the key, which cannot be shown back, and keeps focus in the field', async () => {
+    const deleteKey = vi.fn(async () => ({ set: false, lastFour: null }));
+    const field = (status: { set: boolean; lastFour: string | null }) => (
+      <ApiProvider client={fakeClient({ deleteKey })}>
+        <KeyField profileId="main" status={status} onChanged={vi.fn()} />
+      </ApiProvider>
+    );
+    const { rerender } = render(field({ set: true, lastFour: 'a8c1' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Remove key' }));
+    expect(screen.getByRole('alertdialog', { name: "Remove this profile's gateway key?" })).toBeTruthy();
+    expect(document.activeElement?.textContent).toBe('Keep it');
+    fireEvent.click(screen.getByRole('button', { name: 'Keep it' }));
+    await waitFor(() => expect(document.activeElement?.textContent).toBe('Remove key'));
+    expect(deleteKey).not.toHaveBeenCalled();
+
+    fireEvent.click(screen.getByRole('button', { name: 'Remove key' }));
+    fireEvent.click(screen.getByRole('button', { name: 'Remove the key' }));
+    await waitFor(() => expect(deleteKey).toHaveBeenCalledWith('main'));
+    rerender(field({ set: false, lastFour: null }));
+    await waitFor(() => expect(document.activeElement).toBe(screen.getByLabelText('Key')));
+  });
 });
 
 describe('a key from AIRLOCK_API_KEY', () => {
@@ -375,5 +397,36 @@ describe('StatusBar', () => {
     // The burst guard's pause alarm carries its own Resume, for that client.
     fireEvent.click(screen.getByRole('button', { name: 'Resume aider' }));
     expect(onResumeClient).toHaveBeenCalledWith('aider');
+  });
+
+  it('while Airlock is unreachable, gives its figures as of when it was last reached, not as live', () => {
+    const status = {
+      proxyUrl: 'http://127.0.0.1:8642',
+      paused: true,
+      inFlight: 1,
+      activeProfile: { id: 'main', name: 'Main gateway', key: { set: true, lastFour: 'a8c1' } },
+      todaySpend: { credits: 12.5, cny: 9.38, usdApprox: 1.38 },
+      alarms: [],
+      notices: [],
+      firstRun: { hasProfile: true, hasKey: true, hasClientToken: true },
+    };
+    const onTogglePause = vi.fn();
+    const bar = (connected: boolean) => (
+      <StatusBar connected={connected} onTogglePause={onTogglePause} onResumeClient={vi.fn()} onDismissNotice={vi.fn()} status={status} />
+    );
+    const { rerender } = render(bar(true));
+    expect(document.querySelector('.status-bar')?.textContent).toContain('1 in flight');
+    // The proxy stopped: the request it held ended with it, and what it spends since is not known here.
+    rerender(bar(false));
+    const text = document.querySelector('.status-bar')?.textContent ?? '';
+    expect(text).not.toContain('1 in flight');
+    expect(text).toMatch(/in flight: not known while Airlock is unreachable/);
+    expect(text).toMatch(/Today \(as of \d\d:\d\d\): 12\.5 credits/);
+    expect(document.querySelector('.status-bar .dot')?.className).toBe('dot offline');
+    // Pausing needs the proxy: the button says so instead of doing nothing.
+    expect((screen.getByRole('button', { name: 'Resume proxy' }) as HTMLButtonElement).disabled).toBe(true);
+    rerender(bar(true));
+    expect(document.querySelector('.status-bar')?.textContent).toContain('1 in flight');
+    expect((screen.getByRole('button', { name: 'Resume proxy' }) as HTMLButtonElement).disabled).toBe(false);
   });
 });

@@ -85,4 +85,30 @@ describe('PriceEditor', () => {
     await waitFor(() => expect(savePrices).toHaveBeenCalled());
     expect(savePrices.mock.calls[0]?.[1].prices[0]).toEqual({ model: 'gpt-x', inputPer1M: 2, perAudioMinute: 0.006 });
   });
+
+  it('gives focus to the next Remove, then to Add model price, as rows are removed', async () => {
+    const table: PriceTable = {
+      prices: [
+        { model: 'a', inputPer1M: 1 },
+        { model: 'b', inputPer1M: 2 },
+      ],
+      priceMultiplier: 1,
+    };
+    const client = new Proxy({ prices: async () => table } as Partial<ControlClient> as ControlClient, {
+      get: (target, name: string) => target[name as keyof ControlClient] ?? (() => Promise.reject(new Error(`unexpected call ${name}`))),
+    });
+    render(
+      <ApiProvider client={client}>
+        <PriceEditor profileId="main" />
+      </ApiProvider>,
+    );
+    await screen.findByLabelText('Input / 1M for b');
+    const removes = () => screen.getAllByRole('button', { name: 'Remove' });
+    removes()[0]?.focus();
+    fireEvent.click(removes()[0]!);
+    await waitFor(() => expect(screen.queryByLabelText('Input / 1M for a')).toBeNull());
+    await waitFor(() => expect(document.activeElement).toBe(removes()[0]));
+    fireEvent.click(removes()[0]!);
+    await waitFor(() => expect(document.activeElement?.textContent).toBe('Add model price'));
+  });
 });

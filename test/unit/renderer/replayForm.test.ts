@@ -43,6 +43,7 @@ describe('runningReplayOf', () => {
     listVersion: 1,
     olderRowsMoved: false,
     rowsAdded: rows.length,
+    filters: {},
   });
 
   it.each([

@@ -1,11 +1,12 @@
 // @vitest-environment happy-dom
-import { cleanup, render, screen, within } from '@testing-library/react';
+import { cleanup, fireEvent, render, screen, waitFor, within } from '@testing-library/react';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { SpendDay, SpendResponse, SpendRow } from '../../../proxy/contracts/spend.ts';
 import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';
 import type { ControlClient } from '../../../renderer/src/api/client.ts';
 import { SpendScreen } from '../../../renderer/src/spend/SpendScreen.tsx';
 import { MIXED_UNITS_TEXT } from '../../../renderer/src/spend/GatewayCharges.tsx';
+import { ReconnectContext } from '../../../renderer/src/common/ScreenBoundary.tsx';
 
 afterEach(cleanup);
 
@@ -45,7 +46,7 @@ async function renderSpend(response: SpendResponse): Promise<void> {
   const client = { spend: async () => response } as unknown as ControlClient;
   render(
     <ApiProvider client={client}>
-      <SpendScreen />
+      <SpendScreen spentTodayCredits={null} />
     </ApiProvider>,
   );
   await screen.findByRole('heading', { name: 'Per model' });
@@ -119,5 +120,62 @@ describe("the Spend screen beside the gateway's own statement of its charge", ()
     );
     expect(cellsOf(sectionOf('Per model'), 'alpha').at(-1)).toBe(MIXED_UNITS_TEXT);
     expect(cellsOf(sectionOf("Per day, beside the gateway's statement"), '2026-01-15')).toEqual(['1', MIXED_UNITS_TEXT]);
+  });
+});
+
+describe('the Spend screen as spend goes on', () => {
+  /** A client whose answers say today's total, `credits`, as the proxy now has it. */
+  function followingClient(): { client: ControlClient; spendNow(credits: number): void; calls: () => number } {
+    let credits = 1;
+    let calls = 0;
+    const spend = async (): Promise<SpendResponse> => {
+      calls += 1;
+      const today = { credits, cny: credits, usdApprox: credits / 7 };
+      return { ...spendResponse([], []), totals: { today, last7Days: today, last30Days: today } };
+    };
+    const spendNow = (next: number) => {
+      credits = next;
+    };
+    return { client: { spend } as unknown as ControlClient, spendNow, calls: () => calls };
+  }
+  const todayCard = () => screen.getByRole('heading', { name: 'Today' }).closest('.card')?.textContent ?? '';
+
+  it('reads spend again when the window gets Airlock back: requests may have run while it was away', async () => {
+    const gateway = followingClient();
+    const at = (reconnects: number) => (
+      <ApiProvider client={gateway.client}>
+        <ReconnectContext.Provider value={reconnects}>
+          <SpendScreen spentTodayCredits={null} />
+        </ReconnectContext.Provider>
+      </ApiProvider>
+    );
+    const { rerender } = render(at(1));
+    await waitFor(() => expect(todayCard()).toContain('1 credits'));
+    gateway.spendNow(3.5);
+    rerender(at(2));
+    await waitFor(() => expect(todayCard()).toContain('3.5 credits'));
+  });
+
+  it("says the figures are behind once today's total in the status moved, and Refresh reads them again", async () => {
+    const gateway = followingClient();
+    const at = (spentTodayCredits: number) => (
+      <ApiProvider client={gateway.client}>
+        <SpendScreen spentTodayCredits={spentTodayCredits} />
+      </ApiProvider>
+    );
+    const { rerender } = render(at(1));
+    await waitFor(() => expect(todayCard()).toContain('1 credits'));
+    expect(screen.queryByText(/figures are behind/)).toBeNull();
+    gateway.spendNow(2.25);
+    rerender(at(2.25));
+    expect(screen.getByRole('status').textContent).toBe(
+      "These figures are behind: today's spend is now 2.25 credits. Refresh to read them again.",
+    );
+    // Read again per priced request, an agent's run would have the proxy's forwarding thread sum the log again and again.
+    const calls = gateway.calls();
+    fireEvent.click(screen.getByRole('button', { name: 'Refresh' }));
+    await waitFor(() => expect(todayCard()).toContain('2.25 credits'));
+    expect(gateway.calls()).toBe(calls + 1);
+    expect(screen.queryByText(/figures are behind/)).toBeNull();
   });
 });

@@ -188,7 +188,10 @@ describe('small mappings', () => {
 
   it.each([
     ['model_not_found', 'Model not found'],
-    ['auth', 'Auth'],
+    ['auth', 'Key rejected'],
+    ['html_instead_of_json', 'Web page instead of an API answer'],
+    ['timeout_total', 'Total timeout'],
+    ['circuit_open', 'Circuit open'],
   ] as const)('errorTitle(%s)', (errorClass, expected) => {
     expect(errorTitle(errorClass)).toBe(expected);
   });

@@ -1,0 +1,34 @@
+// @vitest-environment happy-dom
+import { cleanup, render, screen } from '@testing-library/react';
+import { afterEach, describe, expect, it } from 'vitest';
+import type { ModelListResponse } from '../../../proxy/contracts/models.ts';
+import { ApiProvider } from '../../../renderer/src/api/ApiContext.tsx';
+import type { ControlClient } from '../../../renderer/src/api/client.ts';
+import { ModelsScreen } from '../../../renderer/src/models/ModelsScreen.tsx';
+
+afterEach(cleanup);
+
+function renderModels(answer: ModelListResponse): void {
+  const client = { models: async () => answer } as unknown as ControlClient;
+  render(
+    <ApiProvider client={client}>
+      <ModelsScreen />
+    </ApiProvider>,
+  );
+}
+
+describe('the Models screen without a model', () => {
+  it('says the gateway listed none when it answered with no ids, instead of asking to refresh as if it had not been asked', async () => {
+    // A gateway's 200 whose list is empty, or not a list of { id } (`{"data": "nope"}`): fetched, nothing in it.
+    renderModels({ profileId: 'main', fetchedAtMs: Date.now(), models: [], error: null });
+    await screen.findByText('The gateway listed no models.');
+    expect(document.body.textContent).not.toContain('No models listed yet');
+    expect(document.body.textContent).toContain('held no model ids');
+  });
+
+  it('asks to refresh when the list was never fetched', async () => {
+    renderModels({ profileId: 'main', fetchedAtMs: null, models: [], error: null });
+    await screen.findByText('No models listed yet.');
+    expect(document.body.textContent).toContain('Refresh to ask the gateway for its list.');
+  });
+});

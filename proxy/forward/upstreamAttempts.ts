@@ -144,7 +144,13 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
     const abortedReading = watch.reason();
     if (abortedReading !== null) return { kind: 'aborted', reason: abortedReading };
     const errorClass =
-      classifyUpstreamResponse({ status: response.statusCode, contentType, bodyText, expectJson: true }) ?? 'upstream_error';
+      classifyUpstreamResponse({
+        status: response.statusCode,
+        contentType,
+        bodyText,
+        expectJson: true,
+        optionalApi: isOptionalApi(plan),
+      }) ?? 'upstream_error';
     if (input.keyLease) {
       const switched = nextPoolKey(input, input.keyLease, response, errorClass);
       if (switched === true) continue;
@@ -201,6 +207,15 @@ function nextPoolKey(
  */
 function isProtocolRedirect(plan: ExchangePlan, response: UpstreamResponse): boolean {
   return response.statusCode >= 300 && response.statusCode < 400 && routeFor(plan.upstreamPath, plan.method).endpoint !== 'other';
+}
+
+/**
+ * An API a gateway may not offer: any path no protocol of Airlock's owns (embeddings, images, audio,
+ * rerank, files, moderations, legacy completions) but the model list, which every gateway serves
+ * (docs/gateway-spec.md §4.1), so a page there still says the base URL is wrong.
+ */
+function isOptionalApi(plan: ExchangePlan): boolean {
+  return routeFor(plan.upstreamPath, plan.method).endpoint === 'other' && !/^models(\/|$)/.test(plan.upstreamPath);
 }
 
 /** Whether the gateway may have run this attempt (upstreamExecution.ts); a later judgement of the same attempt replaces it. */

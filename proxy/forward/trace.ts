@@ -39,6 +39,8 @@ export class RequestTrace {
   private progressEstimate: ProgressEstimate | null = null;
   private progressTickRecorded = -1;
   private readonly captureLimitBytes: number;
+  /** What is kept of the answer: the log's limit, unless a keyed creation's repeat needs it whole (keepsWholeAnswerUpTo). */
+  #answerCaptureBytes: number;
   #requestHeaders: Record<string, string> = {};
   #responseHeaders: Record<string, string> | null = {};
   /** The headers a success's client got, flattened for the log only when something reads them. */
@@ -68,6 +70,17 @@ export class RequestTrace {
   constructor(events: RequestEvents, captureLimitBytes: number) {
     this.events = events;
     this.captureLimitBytes = captureLimitBytes;
+    this.#answerCaptureBytes = captureLimitBytes;
+  }
+
+  /**
+   * A keyed creation's answer is kept for its repeat up to `bytes` (idempotencyCache.ts maxBodyBytes),
+   * past the log's limit: cut at the log's limit, a gpt-image-1 answer (base64 only, 1.5 MB and more
+   * for one image) could never be replayed, and its repeat was refused though the image was made
+   * and billed. The log still gets only its own limit's worth (ended). Called before the answer comes.
+   */
+  keepsWholeAnswerUpTo(bytes: number): void {
+    this.#answerCaptureBytes = Math.max(this.captureLimitBytes, bytes);
   }
 
   get requestHeaders(): Record<string, string> {
@@ -216,6 +229,14 @@ export class RequestTrace {
     this.events.emit(event);
   }
 
+  /** The answer's capture as the log takes it: a keyed creation's, kept longer for its repeat, cut at the log's limit. */
+  #answerForLog(): { responseBody: Buffer | null; responseBodyTruncated: boolean } {
+    const body = this.responseBody.toBuffer();
+    if (body === null || body.length <= this.captureLimitBytes)
+      return { responseBody: body, responseBodyTruncated: this.responseBody.truncated };
+    return { responseBody: body.subarray(0, this.captureLimitBytes), responseBodyTruncated: true };
+  }
+
   /** The start of the gateway's answer as the log keeps it (read-only: it changes through the transitions below). */
   get responseBody(): CapturedBody {
     return this.#responseBody ?? NOTHING_CAPTURED;
@@ -223,7 +244,7 @@ export class RequestTrace {
 
   /** Bytes of the gateway's answer (or of its error, key masked) arrived; the log's copy is cut with the key masked. */
   answerBytes(chunk: Buffer, keyMasker: CaptureKeyMasker): void {
-    this.#responseBody ??= new BodyCapture(this.captureLimitBytes, keyMasker);
+    this.#responseBody ??= new BodyCapture(this.#answerCaptureBytes, keyMasker);
     this.#responseBody.add(chunk);
   }
 
@@ -235,7 +256,7 @@ export class RequestTrace {
 
   /** The answer's captured bytes held the key: the log keeps them as `text`, masked as the client saw them. */
   answerBytesMasked(text: string): void {
-    this.#responseBody ??= new BodyCapture(this.captureLimitBytes);
+    this.#responseBody ??= new BodyCapture(this.#answerCaptureBytes);
     this.#responseBody.replaceText(text);
   }
 
@@ -372,8 +393,7 @@ export class RequestTrace {
         responseHeaders: this.responseHeaders,
         requestBody: this.#requestBody?.toBuffer() ?? null,
         requestBodyTruncated: this.#requestBody?.truncated ?? false,
-        responseBody: this.responseBody.toBuffer(),
-        responseBodyTruncated: this.responseBody.truncated,
+        ...this.#answerForLog(),
         streamText: this.streamText(),
         eventOffsetsMs: this.#eventOffsets?.offsets() ?? null,
       },

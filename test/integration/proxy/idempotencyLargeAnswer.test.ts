@@ -1,0 +1,94 @@
+import { request } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CAPTURE_LIMIT_BYTES } from '../../../proxy/contracts/defaults.ts';
+import { IdempotencyCache } from '../../../proxy/spend/idempotencyCache.ts';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
+
+/**
+ * gpt-image-1 answers base64 only (no URL), so one image is an answer of megabytes, past the log's
+ * 1 MiB copy of a body. A keyed creation's repeat must still get it: the image was made and billed.
+ */
+let harness: Harness;
+
+beforeAll(async () => {
+  harness = await startHarness({ idempotency: new IdempotencyCache() });
+});
+afterAll(() => harness.close());
+
+/** An images answer of one base64 image about `mib` MiB long, its bytes numbered so a cut or a mix-up shows. */
+function imageAnswer(mib: number): string {
+  const image = Buffer.alloc(Math.round(mib * 1024 * 1024 * 0.75));
+  for (let index = 0; index < image.length; index += 1) image[index] = index % 251;
+  return JSON.stringify({ created: 1, data: [{ b64_json: image.toString('base64') }], usage: { input_tokens: 12, output_tokens: 4160 } });
+}
+
+const IMAGE_BODY = JSON.stringify({ model: 'gpt-image-1', prompt: 'a lighthouse at dusk' });
+
+function createImage(idempotencyKey: string) {
+  return rawRequest(`${harness.proxy.url}/v1/images/generations`, {
+    method: 'POST',
+    headers: { ...JSON_HEADERS, 'idempotency-key': idempotencyKey },
+    body: IMAGE_BODY,
+  });
+}
+
+const creations = (): number => harness.simulator.received.filter((received) => received.path === '/v1/images/generations').length;
+
+describe('a keyed image creation whose answer is larger than the log keeps', () => {
+  it('is answered whole to its repeat, from the first, while the log keeps only its own limit of it', async () => {
+    const answer = imageAnswer(3);
+    harness.simulator.script({ kind: 'text', path: '/images', status: 200, contentType: 'application/json', text: answer });
+    const firstEnded = harness.nextEnd();
+    const first = await createImage('large-1');
+    expect(first.body).toBe(answer);
+    const logged = (await firstEnded).bodies;
+    expect(logged.responseBody?.length).toBe(CAPTURE_LIMIT_BYTES);
+    expect(logged.responseBodyTruncated).toBe(true);
+
+    const repeat = await createImage('large-1');
+    expect(repeat.status, repeat.body.slice(0, 300)).toBe(200);
+    expect(repeat.headers['x-airlock-idempotent-replay']).toBe('true');
+    expect(repeat.body).toBe(answer);
+    expect(creations()).toBe(1);
+  });
+
+  it('is kept for the repeat when its client left before the answer came', async () => {
+    const answer = imageAnswer(2);
+    const creationsBefore = creations();
+    let release = (): void => undefined;
+    const until = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    harness.simulator.script({
+      kind: 'text',
+      path: '/images',
+      status: 200,
+      contentType: 'application/json',
+      text: answer,
+      pausedAt: { byte: 1000, until },
+    });
+    const firstEnded = harness.nextEnd();
+    const gone = new Promise<void>((resolve) => {
+      const req = request(`${harness.proxy.url}/v1/images/generations`, {
+        method: 'POST',
+        headers: { ...JSON_HEADERS, 'idempotency-key': 'left-large' },
+      });
+      req.on('error', () => undefined);
+      // The client leaves once the answer has begun, as one whose read timeout ran out would.
+      req.on('response', () => {
+        req.destroy();
+        resolve();
+      });
+      req.end(IMAGE_BODY);
+    });
+    await gone;
+    release();
+    await firstEnded;
+
+    const repeat = await createImage('left-large');
+    expect(repeat.status, repeat.body.slice(0, 300)).toBe(200);
+    expect(repeat.body).toBe(answer);
+    expect(creations()).toBe(creationsBefore + 1);
+  });
+});

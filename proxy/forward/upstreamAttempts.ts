@@ -211,11 +211,12 @@ function isProtocolRedirect(plan: ExchangePlan, response: UpstreamResponse): boo
 
 /**
  * An API a gateway may not offer: any path no protocol of Airlock's owns (embeddings, images, audio,
- * rerank, files, moderations, legacy completions) but the model list, which every gateway serves
- * (docs/gateway-spec.md §4.1), so a page there still says the base URL is wrong.
+ * rerank, files, moderations, legacy completions, one model's record) but the model list, which
+ * every gateway serves (docs/gateway-spec.md §4.1), so a page there still says the base URL is wrong.
+ * The spec describes no GET /models/{id}: a gateway may lack it where its list works.
  */
 function isOptionalApi(plan: ExchangePlan): boolean {
-  return routeFor(plan.upstreamPath, plan.method).endpoint === 'other' && !/^models(\/|$)/.test(plan.upstreamPath);
+  return routeFor(plan.upstreamPath, plan.method).endpoint === 'other' && plan.upstreamPath !== 'models';
 }
 
 /** Whether the gateway may have run this attempt (upstreamExecution.ts); a later judgement of the same attempt replaces it. */

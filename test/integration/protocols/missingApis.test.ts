@@ -43,6 +43,8 @@ describe('an API the gateway lacks, answered with a web page', () => {
   it('reaches the OpenAI SDK as its NotFoundError, and a 405 with no body names the API as missing', async () => {
     harness.simulator.script({ kind: 'text', path: '/images', status: 404, contentType: 'text/html', text: NOT_FOUND_PAGE });
     await expect(client.images.generate({ model: 'gpt-image-1', prompt: 'a cat' })).rejects.toBeInstanceOf(OpenAI.NotFoundError);
+    harness.simulator.script({ kind: 'text', path: '/models/', status: 404, contentType: 'text/html', text: NOT_FOUND_PAGE });
+    await expect(client.models.retrieve('gpt-4o-mini')).rejects.toBeInstanceOf(OpenAI.NotFoundError);
     harness.simulator.script({ kind: 'text', path: '/embeddings', status: 405, text: '' });
     const failure = await client.embeddings.create({ model: 'text-embedding-3-small', input: 'a' }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(OpenAI.APIError);

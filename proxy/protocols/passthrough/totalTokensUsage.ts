@@ -3,8 +3,8 @@ import { isRecord } from '../../core/isRecord.ts';
 
 /**
  * The usage of an answer that counts its tokens only as `total_tokens`: a rerank's. OpenRouter's
- * rerank answers `usage: {search_units, total_tokens}` with its `cost` beside them
- * (openrouter.ai/docs, CreateRerankResponseBody), Jina's `usage: {total_tokens}`. What a rerank or
+ * rerank answers `usage: {search_units, total_tokens}` (its API reference, CreateRerankResponseBody;
+ * a `cost` beside them where it states one), Jina's `usage: {total_tokens}`. What a rerank or
  * an embedding reads is all input: the total is its input tokens. Null when the usage names its
  * input or output tokens itself (those readers take it) or has no whole, non-negative total.
  */

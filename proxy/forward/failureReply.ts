@@ -78,9 +78,10 @@ export function replyFailure(
  * retry (a 429 after its wait); a keyed creation's repeat is answered from its first (keyedCreations).
  */
 function unkeyedCreationMayHaveRun(res: ServerResponse, trace: RequestTrace): boolean {
-  const { method, url, headers } = res.req;
-  if (method === undefined || url === undefined || !isSideEffectRequest(method, url)) return false;
-  return idempotencyKeyOf(headers) === null && trace.upstreamMayHaveRun;
+  const request = res.req as ServerResponse['req'] | undefined;
+  if (typeof request?.method !== 'string' || typeof request.url !== 'string' || !isSideEffectRequest(request.method, request.url))
+    return false;
+  return idempotencyKeyOf(request.headers) === null && trace.upstreamMayHaveRun;
 }
 
 /** The gateway's error answer as the log keeps it: its headers and the start of its body, key masked. */

@@ -92,6 +92,19 @@ export class BodyCapture implements CapturedBody {
   }
 
   /**
+   * The capture as a capture of `limitBytes` would have kept it (the log's copy of an answer kept
+   * longer for a keyed creation's repeat): masked before it is cut, as add and toBuffer do, and in
+   * a store of its own, so the log's row neither holds the start of a key the cut went through nor
+   * keeps the whole answer alive. Null when nothing was captured; the capture itself is unchanged.
+   */
+  cutTo(limitBytes: number): Buffer | null {
+    const whole = this.toBuffer();
+    if (whole === null || whole.length <= limitBytes) return whole;
+    const masked = this.keyMasker === null ? whole : this.keyMasker.maskBytes(whole);
+    return ownCopy([masked.subarray(0, limitBytes)], limitBytes);
+  }
+
+  /**
    * The masked capture cut at the limit: a view where its backing stays within
    * MAX_BACKING_PER_CAPTURED_BYTE, since copying a 1 MiB capture (its fresh pages faulted in) held the
    * loop at the end of each large request. The margin past the limit (up to ten times the longest

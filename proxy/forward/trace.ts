@@ -232,9 +232,9 @@ export class RequestTrace {
   /** The answer's capture as the log takes it: a keyed creation's, kept longer for its repeat, cut at the log's limit. */
   #answerForLog(): { responseBody: Buffer | null; responseBodyTruncated: boolean } {
     const body = this.responseBody.toBuffer();
-    if (body === null || body.length <= this.captureLimitBytes)
+    if (this.#responseBody === null || body === null || body.length <= this.captureLimitBytes)
       return { responseBody: body, responseBodyTruncated: this.responseBody.truncated };
-    return { responseBody: body.subarray(0, this.captureLimitBytes), responseBodyTruncated: true };
+    return { responseBody: this.#responseBody.cutTo(this.captureLimitBytes), responseBodyTruncated: true };
   }
 
   /** The start of the gateway's answer as the log keeps it (read-only: it changes through the transitions below). */

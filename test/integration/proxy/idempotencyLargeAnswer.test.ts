@@ -4,6 +4,7 @@ import { CAPTURE_LIMIT_BYTES } from '../../../proxy/contracts/defaults.ts';
 import { IdempotencyCache } from '../../../proxy/spend/idempotencyCache.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
+import { buildBodiesRecord } from '../../../proxy/store/write/bodyRecord.ts';
 
 /**
  * gpt-image-1 answers base64 only (no URL), so one image is an answer of megabytes, past the log's
@@ -90,5 +91,36 @@ describe('a keyed image creation whose answer is larger than the log keeps', () 
     expect(repeat.status, repeat.body.slice(0, 300)).toBe(200);
     expect(repeat.body).toBe(answer);
     expect(creations()).toBe(creationsBefore + 1);
+  });
+});
+
+describe("the log's copy of a keyed creation's answer, cut inside the gateway's key", () => {
+  // A key without a known shape (no `sk-`): only the masks of the whole key, and of its forms, find it.
+  const shapelessKey = 'Ab3kZ9qP2xW7mN4tR8vL1cY6hJ5dF0sG';
+
+  it('holds no part of the key, as the log keeps it', async () => {
+    const keyed = await startHarness({ idempotency: new IdempotencyCache(), apiKey: shapelessKey });
+    try {
+      // The answer echoes the key (a revised prompt quoting it) so that the log's 1 MiB cut falls 20 characters into it.
+      const keptOfKey = 20;
+      const head = '{"created":1,"data":[{"b64_json":"';
+      const between = '","revised_prompt":"';
+      const filler = CAPTURE_LIMIT_BYTES - keptOfKey - head.length - between.length;
+      const answer = `${head}${'A'.repeat(filler)}${between}${shapelessKey} ${'B'.repeat(512 * 1024)}"}]}`;
+      keyed.simulator.script({ kind: 'text', path: '/images', status: 200, contentType: 'application/json', text: answer });
+      const ended = keyed.nextEnd();
+      await rawRequest(`${keyed.proxy.url}/v1/images/generations`, {
+        method: 'POST',
+        headers: { ...JSON_HEADERS, 'idempotency-key': 'key-at-cut' },
+        body: IMAGE_BODY,
+      });
+      const { bodies } = await ended;
+      expect(bodies.responseBody?.length).toBe(CAPTURE_LIMIT_BYTES);
+      // What the log thread stores of it, masked with the key as it masks every row.
+      const stored = buildBodiesRecord(bodies, false, CAPTURE_LIMIT_BYTES, [shapelessKey]).responseBody ?? '';
+      expect(stored.slice(-40)).not.toContain(shapelessKey.slice(0, 8));
+    } finally {
+      await keyed.close();
+    }
   });
 });

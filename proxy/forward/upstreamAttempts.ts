@@ -149,7 +149,7 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
         contentType,
         bodyText,
         expectJson: true,
-        optionalApi: isOptionalApi(plan),
+        optionalApi: isOptionalApi(plan, profile.baseUrl),
       }) ?? 'upstream_error';
     if (input.keyLease) {
       const switched = nextPoolKey(input, input.keyLease, response, errorClass);
@@ -215,9 +215,24 @@ function isProtocolRedirect(plan: ExchangePlan, response: UpstreamResponse): boo
  * every gateway serves (docs/gateway-spec.md §4.1), so a page there still says the base URL is wrong.
  * The spec describes no GET /models/{id}: a gateway may lack it where its list works.
  */
-function isOptionalApi(plan: ExchangePlan): boolean {
-  return routeFor(plan.upstreamPath, plan.method).endpoint === 'other' && plan.upstreamPath !== 'models';
+function isOptionalApi(plan: ExchangePlan, baseUrl: string): boolean {
+  return routeFor(plan.upstreamPath, plan.method).endpoint === 'other' && plan.upstreamPath !== 'models' && endsInOneVersion(baseUrl);
 }
+
+/**
+ * Whether the base URL's path ends in one version segment (`/v1`, `/api/v3`, `/v1beta`), as the
+ * spec's {base_url} does. One without it (`https://openrouter.ai/api`) or with two (`/v1/v1`) reaches
+ * a site's pages for every path, so a page there says the base URL is wrong, whatever the API.
+ */
+function endsInOneVersion(baseUrl: string): boolean {
+  const segments =
+    URL.parse(baseUrl)
+      ?.pathname.split('/')
+      .filter((segment) => segment !== '') ?? [];
+  return VERSION_SEGMENT.test(segments.at(-1) ?? '') && !VERSION_SEGMENT.test(segments.at(-2) ?? '');
+}
+
+const VERSION_SEGMENT = /^v\d+(alpha|beta)?\d*$/i;
 
 /** Whether the gateway may have run this attempt (upstreamExecution.ts); a later judgement of the same attempt replaces it. */
 function judgeAttempt(trace: RequestTrace, attempt: UpstreamAttempt): boolean {

@@ -66,4 +66,22 @@ describe('an API the gateway lacks, answered with a web page', () => {
       expect(errorOf(response.body).type).toBe('html_instead_of_json');
     }
   });
+
+  it("still says the base URL is wrong when the profile's base URL lacks its version segment (/v1)", async () => {
+    // The spec's base URL ends in /v1 (docs/gateway-spec.md, placeholders): one without it reaches a site's pages for every path.
+    const withVersion = harness.profile.baseUrl;
+    harness.profile.baseUrl = withVersion.replace(/\/v1$/, '');
+    try {
+      harness.simulator.script({ kind: 'text', path: '/embeddings', status: 404, contentType: 'text/html', text: NOT_FOUND_PAGE });
+      const response = await rawRequest(`${harness.proxy.url}/v1/embeddings`, {
+        method: 'POST',
+        headers: JSON_HEADERS,
+        body: JSON.stringify({ model: 'text-embedding-3-small', input: 'a' }),
+      });
+      expect(harness.simulator.received.at(-1)?.path).toBe('/embeddings');
+      expect(errorOf(response.body).type).toBe('html_instead_of_json');
+    } finally {
+      harness.profile.baseUrl = withVersion;
+    }
+  });
 });

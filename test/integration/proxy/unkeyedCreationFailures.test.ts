@@ -60,6 +60,21 @@ describe('a creation the client may still resend', () => {
     expect(received('/images/generations')).toBe(2);
   });
 
+  it("is no creation but a poll by POST under a video path (SiliconFlow's /video/status), resent as any poll", async () => {
+    // docs.siliconflow.cn/en/api-reference/videos/get_videos_status: the status of a submitted video is a POST of its requestId.
+    harness.simulator.script({ kind: 'status', status: 502, path: '/video/status' });
+    harness.simulator.script({
+      kind: 'text',
+      path: '/video/status',
+      status: 200,
+      contentType: 'application/json',
+      text: '{"status":"InProgress"}',
+    });
+    const status = await client.post('/video/status', { body: { requestId: 'req-1' } });
+    expect(status).toEqual({ status: 'InProgress' });
+    expect(received('/video/status')).toBe(2);
+  });
+
   it('is one sent with an idempotency key, which reaches the gateway with every attempt', async () => {
     harness.simulator.script({ kind: 'status', status: 502, path: '/images/generations' });
     const keyed = { headers: { 'Idempotency-Key': 'creation-7' } };

@@ -17,7 +17,7 @@ import { withLeftSpend } from './fallbackChain.ts';
 import { WrittenOutput } from './writtenOutput.ts';
 import type { OutputTally } from './outputTally.ts';
 
-const NOTHING_CAPTURED: CapturedBody = { truncated: false, toBuffer: () => null };
+const NOTHING_CAPTURED: CapturedBody = { truncated: false, pastLogLimit: false, toBuffer: () => null };
 
 /**
  * One request's observable state. It publishes lifecycle events and collects what the log keeps;
@@ -39,8 +39,7 @@ export class RequestTrace {
   private progressEstimate: ProgressEstimate | null = null;
   private progressTickRecorded = -1;
   private readonly captureLimitBytes: number;
-  /** What is kept of the answer: the log's limit, unless a keyed creation's repeat needs it whole (keepsWholeAnswerUpTo). */
-  #answerCaptureBytes: number;
+  #answerCaptureBytes: number; // what is kept of the answer: the log's limit, or more for a keyed creation's repeat
   #requestHeaders: Record<string, string> = {};
   #responseHeaders: Record<string, string> | null = {};
   /** The headers a success's client got, flattened for the log only when something reads them. */
@@ -73,12 +72,7 @@ export class RequestTrace {
     this.#answerCaptureBytes = captureLimitBytes;
   }
 
-  /**
-   * A keyed creation's answer is kept for its repeat up to `bytes` (idempotencyCache.ts maxBodyBytes),
-   * past the log's limit: cut at the log's limit, a gpt-image-1 answer (base64 only, 1.5 MB and more
-   * for one image) could never be replayed, and its repeat was refused though the image was made
-   * and billed. The log still gets only its own limit's worth (ended). Called before the answer comes.
-   */
+  /** A keyed creation's answer is kept whole for its repeat up to `bytes`, past the log's limit; called before it comes. */
   keepsWholeAnswerUpTo(bytes: number): void {
     this.#answerCaptureBytes = Math.max(this.captureLimitBytes, bytes);
   }
@@ -229,14 +223,6 @@ export class RequestTrace {
     this.events.emit(event);
   }
 
-  /** The answer's capture as the log takes it: a keyed creation's, kept longer for its repeat, cut at the log's limit. */
-  #answerForLog(): { responseBody: Buffer | null; responseBodyTruncated: boolean } {
-    const body = this.responseBody.toBuffer();
-    if (this.#responseBody === null || body === null || body.length <= this.captureLimitBytes)
-      return { responseBody: body, responseBodyTruncated: this.responseBody.truncated };
-    return { responseBody: this.#responseBody.cutTo(this.captureLimitBytes), responseBodyTruncated: true };
-  }
-
   /** The start of the gateway's answer as the log keeps it (read-only: it changes through the transitions below). */
   get responseBody(): CapturedBody {
     return this.#responseBody ?? NOTHING_CAPTURED;
@@ -244,7 +230,7 @@ export class RequestTrace {
 
   /** Bytes of the gateway's answer (or of its error, key masked) arrived; the log's copy is cut with the key masked. */
   answerBytes(chunk: Buffer, keyMasker: CaptureKeyMasker): void {
-    this.#responseBody ??= new BodyCapture(this.#answerCaptureBytes, keyMasker);
+    this.#responseBody ??= new BodyCapture(this.#answerCaptureBytes, keyMasker, this.captureLimitBytes);
     this.#responseBody.add(chunk);
   }
 
@@ -256,7 +242,7 @@ export class RequestTrace {
 
   /** The answer's captured bytes held the key: the log keeps them as `text`, masked as the client saw them. */
   answerBytesMasked(text: string): void {
-    this.#responseBody ??= new BodyCapture(this.#answerCaptureBytes);
+    this.#responseBody ??= new BodyCapture(this.#answerCaptureBytes, null, this.captureLimitBytes);
     this.#responseBody.replaceText(text);
   }
 
@@ -373,6 +359,7 @@ export class RequestTrace {
     if (this.progressEstimate !== null) streamStopsEstimating();
     this.#status = status;
     const uploadNote = this.#requestBody?.close() ?? null;
+    const logged = this.#responseBody?.forLog();
     const event: Extract<RequestLifecycleEvent, { type: 'end' }> = {
       type: 'end',
       requestId: this.requestId,
@@ -393,7 +380,8 @@ export class RequestTrace {
         responseHeaders: this.responseHeaders,
         requestBody: this.#requestBody?.toBuffer() ?? null,
         requestBodyTruncated: this.#requestBody?.truncated ?? false,
-        ...this.#answerForLog(),
+        responseBody: logged?.body ?? null,
+        responseBodyTruncated: logged?.truncated ?? false,
         streamText: this.streamText(),
         eventOffsetsMs: this.#eventOffsets?.offsets() ?? null,
       },

@@ -1,5 +1,5 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { CAPTURE_LIMIT_BYTES } from '../../../proxy/contracts/defaults.ts';
 import { IdempotencyCache } from '../../../proxy/spend/idempotencyCache.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
@@ -52,6 +52,22 @@ describe('a keyed image creation whose answer is larger than the log keeps', () 
     expect(repeat.headers['x-airlock-idempotent-replay']).toBe('true');
     expect(repeat.body).toBe(answer);
     expect(creations()).toBe(1);
+  });
+
+  it("is read for its usage as it passed, as any answer past the log's limit is, not parsed whole on the forwarding thread", async () => {
+    const answer = imageAnswer(3);
+    harness.simulator.script({ kind: 'text', path: '/images', status: 200, contentType: 'application/json', text: answer });
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      const ended = harness.nextEnd();
+      await createImage('large-read');
+      const end = await ended;
+      expect(end.usage).toMatchObject({ inputTokens: 12, outputTokens: 4160 });
+      const longest = Math.max(0, ...parse.mock.calls.map(([text]) => (typeof text === 'string' ? text.length : 0)));
+      expect(longest).toBeLessThan(CAPTURE_LIMIT_BYTES);
+    } finally {
+      parse.mockRestore();
+    }
   });
 
   it('is kept for the repeat when its client left before the answer came', async () => {

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
 
 /**
  * A rerank states its tokens as `total_tokens` alone: OpenRouter's answer has `usage: {search_units,
@@ -42,5 +43,33 @@ describe('a rerank whose usage is a total alone', () => {
       contentType: 'application/json',
     });
     expect(end.usageSource).toBe('estimated');
+  });
+});
+
+/**
+ * A total beside an output count alone is no rerank's: Volcengine Ark's video task states
+ * `usage: {completion_tokens, total_tokens}`, the two equal, its video models counting no input
+ * (Ark's API reference, 查询视频生成任务 API: total_tokens = completion_tokens).
+ */
+describe('a usage that states its output and its total alone', () => {
+  it('is output, not input: a finished Seedance task polled', async () => {
+    const task = {
+      id: 'cgt-20251129-1',
+      model: 'doubao-seedance-1-0-pro-250528',
+      status: 'succeeded',
+      content: { video_url: 'https://example.invalid/v.mp4' },
+      usage: { completion_tokens: 108900, total_tokens: 108900 },
+    };
+    harness.simulator.script({ kind: 'text', status: 200, contentType: 'application/json', text: JSON.stringify(task) });
+    const ended = harness.nextEnd();
+    const response = await rawRequest(`${harness.proxy.url}/v1/contents/generations/tasks/cgt-20251129-1`, {
+      method: 'GET',
+      headers: JSON_HEADERS,
+    });
+    expect(response.status).toBe(200);
+    const end = await ended;
+    expect(end.usage).toMatchObject({ inputTokens: 0, outputTokens: 108900 });
+    // A poll is not billed again: only its creation was.
+    expect(end.costCredits).toBeNull();
   });
 });

@@ -24,7 +24,7 @@ export interface ClientErrorDetail {
   osCaStoreTrusted?: boolean;
   /** With network: the HTTP proxy the attempt failed at, without its credentials (forward/upstreamProxy.ts). */
   proxyShown?: string;
-  /** An image or video creation sent without an idempotency key, which the gateway may have run (and billed) before it failed. */
+  /** A creation (image, video, task, batch, fine-tuning job) sent without an idempotency key, which the gateway may have run (and billed) before it failed. */
   mayHaveCreated?: boolean;
 }
 
@@ -33,7 +33,7 @@ export interface ClientErrorDetail {
  * makes a repeat safe: a key lets Airlock answer the repeat from the first instead of sending it.
  */
 const MAY_HAVE_CREATED_HINT =
-  "The gateway had this image or video creation and may have run and billed it before it failed, so it was not sent again, and your client is told not to resend it (x-should-retry: false). Check the gateway's task list or usage page before sending it again; sent with an Idempotency-Key header, a repeat is answered from the first instead of creating again.";
+  "The gateway had this request, which creates paid work (an image, a video, a task, a batch or a fine-tuning job), and may have run and billed it before it failed, so it was not sent again, and your client is told not to resend it (x-should-retry: false). Check the gateway's task list or usage page before sending it again; sent with an Idempotency-Key header, a repeat is answered from the first instead of creating again.";
 
 const TIMEOUT_SETTING: Partial<Record<ErrorClass, string>> = {
   timeout_connect: 'connectTimeoutMs',

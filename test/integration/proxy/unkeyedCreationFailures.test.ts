@@ -49,6 +49,16 @@ describe('an image or video creation without a key that failed after the gateway
     await expect(client.images.edit({ model: 'gpt-image-1', prompt: 'a hat', image })).rejects.toMatchObject({ status: 500 });
     expect(received('/images/edits')).toBe(1);
   });
+
+  it('is named for what it is when it is a batch job, not as an image or video', async () => {
+    harness.simulator.script({ kind: 'status', status: 502, path: '/batches' });
+    const batch = { input_file_id: 'file-abc', endpoint: '/v1/chat/completions', completion_window: '24h' } as const;
+    const failure = await client.batches.create(batch).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ status: 502 });
+    expect((failure as Error).message).toContain('may have run and billed it');
+    expect((failure as Error).message).not.toContain('image or video');
+    expect(received('/batches')).toBe(1);
+  });
 });
 
 describe('a creation the client may still resend', () => {

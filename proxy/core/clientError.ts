@@ -24,7 +24,16 @@ export interface ClientErrorDetail {
   osCaStoreTrusted?: boolean;
   /** With network: the HTTP proxy the attempt failed at, without its credentials (forward/upstreamProxy.ts). */
   proxyShown?: string;
+  /** A creation (image, video, task, batch, fine-tuning job) sent without an idempotency key, which the gateway may have run (and billed) before it failed. */
+  mayHaveCreated?: boolean;
 }
+
+/**
+ * Why a failed creation is not to be resent as it is (docs/gateway-spec.md §7 rule 3), and what
+ * makes a repeat safe: a key lets Airlock answer the repeat from the first instead of sending it.
+ */
+const MAY_HAVE_CREATED_HINT =
+  "The gateway had this request, which creates paid work (an image, a video, a task, a batch or a fine-tuning job), and may have run and billed it before it failed, so it was not sent again, and your client is told not to resend it (x-should-retry: false). Check the gateway's task list or usage page before sending it again; sent with an Idempotency-Key header, a repeat is answered from the first instead of creating again.";
 
 const TIMEOUT_SETTING: Partial<Record<ErrorClass, string>> = {
   timeout_connect: 'connectTimeoutMs',
@@ -75,6 +84,7 @@ export function buildClientError(errorClass: ErrorClass, detail: ClientErrorDeta
   if (networkHint) parts.push(networkHint);
   // A status hint is that status's own fix: the generic one ("check the parameters, shorten the conversation") would contradict a firewall's 403.
   parts.push(statusHint ?? fix);
+  if (detail.mayHaveCreated === true) parts.push(MAY_HAVE_CREATED_HINT);
   if (errorClass === 'model_not_found' && detail.suggestions && detail.suggestions.length > 0) {
     parts.push(`Did you mean: ${detail.suggestions.join(', ')}?`);
   }

@@ -103,6 +103,13 @@ function pathSegments(path: string): string[] {
 
 const IMAGE_CREATION_ACTIONS = new Set(['generations', 'edits', 'variations']);
 
+/**
+ * A POST that reads a task's state, under a video or task path: SiliconFlow polls a video with
+ * POST /video/status and its requestId (docs.siliconflow.cn api-reference get_videos_status). It
+ * creates nothing, so a failed one is resent as any poll is.
+ */
+const POLL_ACTIONS = new Set(['status']);
+
 /** Paid jobs whose POST to the collection starts one (OpenAI's Batch and fine-tuning APIs): a second is billed again. */
 const JOB_COLLECTIONS = ['batches', 'fine_tuning/jobs'];
 
@@ -114,6 +121,7 @@ const JOB_COLLECTIONS = ['batches', 'fine_tuning/jobs'];
 export function isSideEffectCreationPath(path: string): boolean {
   const segments = pathSegments(path).map((segment) => segment.toLowerCase());
   if (JOB_COLLECTIONS.includes(segments.join('/'))) return true;
+  if (POLL_ACTIONS.has(segments.at(-1) ?? '')) return false;
   return segments.some((segment, index) => {
     if (segment === 'images' || segment === 'image') return IMAGE_CREATION_ACTIONS.has(segments[index + 1] ?? '');
     return segment === 'video' || segment === 'videos' || segment === 'submit' || /2(video|image)$/.test(segment);

@@ -20,6 +20,12 @@ export interface UpstreamResponseSummary {
   bodyText: string;
   /** The client asked for JSON or SSE, not for a page or a file. */
   expectJson: boolean;
+  /**
+   * The request is for an API a gateway may not offer (embeddings, images, audio, rerank, files:
+   * upstreamAttempts.ts isOptionalApi), not chat, Messages, Responses or the model list, which every gateway
+   * Airlock is pointed at serves (docs/gateway-spec.md §4.1-4.3).
+   */
+  optionalApi?: boolean;
 }
 
 /** Wording gateways use for an unknown or unavailable model (OpenAI, One/New API relays, Chinese relays). */
@@ -69,6 +75,11 @@ const RATE_LIMIT_CODES = new Set(['rate_limit_exceeded', 'rate_limit_error', 'th
  * - A 401 is a rejected key whatever its body, an HTML page included, unless it names a model the
  *   key may not use. Only `auth` opens the circuit breaker, so a 403 is `auth` only with an
  *   invalid-key code; any other 403 is bad_request (the request is refused, the key is fine).
+ * - A 404 or 405 page for an API a gateway may lack (`optionalApi`) is bad_request, the gateway having
+ *   no such endpoint: a site in front of the API answers its own page for a path it does not route
+ *   (OpenRouter's "Not Found | OpenRouter", and a 405 with `x-matched-path: /404` for a POST:
+ *   Pasta-Devs/Marinara-Engine#22, chatboxai/chatbox#1486), where the base URL serves chat. Read as a
+ *   wrong address, the client was told to change a base URL that works.
  * - Otherwise HTML where JSON was expected is html_instead_of_json at any status, and so is a 3xx
  *   (the address redirects: wrong scheme, host or path); the fix is the same, correct the base URL.
  * - A refusal for the caller's region or country is no missing model unless the gateway's code says
@@ -94,6 +105,7 @@ export function classifyUpstreamResponse(input: UpstreamResponseSummary): Upstre
   if (status === 401) return MODEL_NOT_OPEN.test(said) || upstream.codes.includes('key_model_access_denied') ? 'model_not_found' : 'auth';
   // A 403 page is a firewall refusing the request (Cloudflare's block pages, nginx's deny): the address is right.
   if (status === 413 || (status === 403 && html)) return 'bad_request';
+  if (html && (status === 404 || status === 405) && input.optionalApi === true) return 'bad_request';
   if (html && (input.expectJson || status >= 300)) return 'html_instead_of_json';
   if (status >= 300 && status < 400) return 'html_instead_of_json';
 

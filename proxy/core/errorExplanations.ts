@@ -278,6 +278,8 @@ export function explainError(errorClass: ErrorClass, errorCode?: string | null):
 export const BAD_REQUEST_STATUS_HINTS: Record<number, string> = {
   403: 'The gateway, or a firewall in front of it (a Cloudflare block page or "Access denied" page), refused this request: the key may not be allowed this model or API, or it may block your network, country or VPN, the client\'s HTTP signature, or words in the request. Read what the gateway said; try from another network or without the VPN, or ask the gateway\'s operator what the key may use; the base URL is not the cause.',
   404: 'The gateway has no endpoint at this path: check the path and that the gateway offers this API.',
+  // A POST where the gateway routes none: OpenRouter answers 405 with no body for an API it lacks (chatboxai/chatbox#1486).
+  405: 'The gateway takes no such request at this path (405 Method Not Allowed): it does not offer this API, or not with this method. Check the path and that the gateway offers this API; if chat works through this profile, its base URL is right.',
   413: 'The request body is over the size limit of the gateway (or a proxy in front of it): send a smaller request, or check the size limit the gateway documents.',
 };
 

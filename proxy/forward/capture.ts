@@ -30,6 +30,8 @@ export function ownTextBuffer(text: string): Buffer {
 /** What readers of a capture may do: read it, never add to it. */
 export interface CapturedBody {
   readonly truncated: boolean;
+  /** More than the log keeps arrived: an answer is read as it passed, not parsed whole from its capture. */
+  readonly pastLogLimit: boolean;
   toBuffer(): Buffer | null;
 }
 
@@ -46,10 +48,13 @@ export class BodyCapture implements CapturedBody {
   private readonly limitBytes: number;
   private readonly keptBytes: number;
   private readonly keyMasker: CaptureKeyMasker | null;
+  /** What the log keeps of it: `limitBytes` unless the capture is kept longer for another reader. */
+  private readonly logLimitBytes: number;
 
-  constructor(limitBytes: number, keyMasker: CaptureKeyMasker | null = null) {
+  constructor(limitBytes: number, keyMasker: CaptureKeyMasker | null = null, logLimitBytes = limitBytes) {
     this.limitBytes = limitBytes;
     this.keyMasker = keyMasker;
+    this.logLimitBytes = Math.min(limitBytes, logLimitBytes);
     this.keptBytes = limitBytes + (keyMasker?.longestEscapedChars ?? 0);
   }
 
@@ -89,6 +94,23 @@ export class BodyCapture implements CapturedBody {
     const joined = ownCopy(this.chunks, this.capturedBytes);
     this.chunks = [joined];
     return joined;
+  }
+
+  get pastLogLimit(): boolean {
+    return this.truncated || this.capturedBytes > this.logLimitBytes;
+  }
+
+  /**
+   * What the log keeps: the capture cut at the log's limit where it was kept longer (a keyed
+   * creation's answer, for its repeat). Masked before it is cut, as add and toBuffer do, and in a
+   * store of its own: cut first, the row held the start of a key the cut went through, and a view
+   * kept the whole answer alive.
+   */
+  forLog(): { body: Buffer | null; truncated: boolean } {
+    const whole = this.toBuffer();
+    if (whole === null || whole.length <= this.logLimitBytes) return { body: whole, truncated: this.truncated };
+    const masked = this.keyMasker === null ? whole : this.keyMasker.maskBytes(whole);
+    return { body: ownCopy([masked.subarray(0, this.logLimitBytes)], this.logLimitBytes), truncated: true };
   }
 
   /**

@@ -4,6 +4,7 @@ import { explainError, statusForClass, type ExchangeFailureClass } from '../core
 import { isUnknownIssuerCode } from '../core/osCaStore.ts';
 import type { KeyMasker } from '../core/keyMasker.ts';
 import { adapterNamed } from '../protocols/registry.ts';
+import { idempotencyKeyOf, isSideEffectRequest } from '../spend/idempotencyRequest.ts';
 import { answeredStatus, errorBodyFor, errorStatusFor, sendJson, type ErrorDetail } from './replies.ts';
 import type { RequestTrace } from './trace.ts';
 
@@ -40,9 +41,15 @@ export function replyFailure(
   knownSecrets: readonly string[],
 ): void {
   const { errorClass, upstreamRequestId } = failure;
+  const mayHaveCreated = unkeyedCreationMayHaveRun(res, trace);
   const ownStatus = statusForClass(errorClass, failure.upstreamStatus);
   const status = errorStatusFor(protocol, errorClass, ownStatus);
-  const detail: ErrorDetail = { ...failure.detail, knownSecrets: [...knownSecrets], ...(upstreamRequestId ? { upstreamRequestId } : {}) };
+  const detail: ErrorDetail = {
+    ...failure.detail,
+    knownSecrets: [...knownSecrets],
+    ...(upstreamRequestId ? { upstreamRequestId } : {}),
+    ...(mayHaveCreated ? { mayHaveCreated } : {}),
+  };
   const body = errorBodyFor(protocol, status, errorClass, detail);
   const headers: Record<string, string> = {};
   if (failure.retryAfter) headers['retry-after'] = failure.retryAfter;
@@ -53,11 +60,28 @@ export function replyFailure(
     !explainError(errorClass, failure.detail.errorCode).retryable ||
     errorClass === 'proxy_stopping' ||
     failure.refusesRetry === true ||
-    untrustedCertificate;
+    untrustedCertificate ||
+    mayHaveCreated;
   if (final) headers['x-should-retry'] = 'false';
   const sentStatus = answeredStatus(res, status, final);
   trace.failed(errorClass, failure.cause ?? JSON.stringify(body), sentStatus, failure.detail.errorCode);
   sendJson(res, sentStatus, body, headers);
+}
+
+/**
+ * An image or video creation without an idempotency key that the gateway may have run (a 5xx, a
+ * break after the request was written, a timeout while it ran: upstreamExecution.ts). Airlock does
+ * not resend it (retryPolicy.ts); its client must not either, or one failure the user sees is up to
+ * three paid creations: the OpenAI SDK resends a 5xx or a connection failure twice by default and
+ * sends no key of its own (openai 6.x client.js: `idempotencyHeader` unset, shouldRetry), so the
+ * answer says `x-should-retry: false`, which it obeys. A 4xx ran nothing and stays the client's to
+ * retry (a 429 after its wait); a keyed creation's repeat is answered from its first (keyedCreations).
+ */
+function unkeyedCreationMayHaveRun(res: ServerResponse, trace: RequestTrace): boolean {
+  const request = res.req as ServerResponse['req'] | undefined;
+  if (typeof request?.method !== 'string' || typeof request.url !== 'string' || !isSideEffectRequest(request.method, request.url))
+    return false;
+  return idempotencyKeyOf(request.headers) === null && trace.upstreamMayHaveRun;
 }
 
 /** The gateway's error answer as the log keeps it: its headers and the start of its body, key masked. */

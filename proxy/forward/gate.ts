@@ -40,6 +40,8 @@ export function gate(planned: Planned, services: GateServices): GateOutcome | Pr
       trace.ended(claimed.response.status, { usage: null, usageSource: null, costCredits: null });
       return ANSWERED;
     }
+    // Its answer is kept for a repeat: whole, up to what the cache keeps, not cut at the log's limit.
+    if (services.idempotency) trace.keepsWholeAnswerUpTo(services.idempotency.options.maxBodyBytes);
     return checkBudgets(planned, services, claimed.ticket);
   });
 }

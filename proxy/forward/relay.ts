@@ -119,7 +119,7 @@ async function relayPassedBody(input: RelayInput, upstream: ProtocolRoute, heade
       (chunk) => {
         trace.answerBytes(chunk, input.keyMasker);
         passedBytes += chunk.length;
-        largeAnswer?.passed(chunk, trace.responseBody.truncated);
+        largeAnswer?.passed(chunk, trace.responseBody.pastLogLimit);
         if (answer.verdict === 'pass') return pass(chunk);
         if (heldBytes < NOT_JSON_KEPT_BYTES) held.push(chunk);
         heldBytes += chunk.length;
@@ -150,7 +150,7 @@ type PassedAnswer = { whole: object } | { members: PassedAnswerMembers };
 /** An answer passed through, as JSON: from the log's copy, or past its limit from what passed; null when it is none. */
 function readPassedAnswer(input: RelayInput, largeAnswer: LargeAnswerMembers): PassedAnswer | 'cutShort' | null {
   const { trace } = input;
-  if (trace.responseBody.truncated) {
+  if (trace.responseBody.pastLogLimit) {
     const members = largeAnswer.members();
     if (members === null) return null;
     return members.cutShort ? 'cutShort' : { members };

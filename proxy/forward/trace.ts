@@ -17,7 +17,7 @@ import { withLeftSpend } from './fallbackChain.ts';
 import { WrittenOutput } from './writtenOutput.ts';
 import type { OutputTally } from './outputTally.ts';
 
-const NOTHING_CAPTURED: CapturedBody = { truncated: false, toBuffer: () => null };
+const NOTHING_CAPTURED: CapturedBody = { truncated: false, pastLogLimit: false, toBuffer: () => null };
 
 /**
  * One request's observable state. It publishes lifecycle events and collects what the log keeps;
@@ -39,6 +39,7 @@ export class RequestTrace {
   private progressEstimate: ProgressEstimate | null = null;
   private progressTickRecorded = -1;
   private readonly captureLimitBytes: number;
+  #answerCaptureBytes: number; // what is kept of the answer: the log's limit, or more for a keyed creation's repeat
   #requestHeaders: Record<string, string> = {};
   #responseHeaders: Record<string, string> | null = {};
   /** The headers a success's client got, flattened for the log only when something reads them. */
@@ -68,6 +69,12 @@ export class RequestTrace {
   constructor(events: RequestEvents, captureLimitBytes: number) {
     this.events = events;
     this.captureLimitBytes = captureLimitBytes;
+    this.#answerCaptureBytes = captureLimitBytes;
+  }
+
+  /** A keyed creation's answer is kept whole for its repeat up to `bytes`, past the log's limit; called before it comes. */
+  keepsWholeAnswerUpTo(bytes: number): void {
+    this.#answerCaptureBytes = Math.max(this.captureLimitBytes, bytes);
   }
 
   get requestHeaders(): Record<string, string> {
@@ -223,7 +230,7 @@ export class RequestTrace {
 
   /** Bytes of the gateway's answer (or of its error, key masked) arrived; the log's copy is cut with the key masked. */
   answerBytes(chunk: Buffer, keyMasker: CaptureKeyMasker): void {
-    this.#responseBody ??= new BodyCapture(this.captureLimitBytes, keyMasker);
+    this.#responseBody ??= new BodyCapture(this.#answerCaptureBytes, keyMasker, this.captureLimitBytes);
     this.#responseBody.add(chunk);
   }
 
@@ -235,7 +242,7 @@ export class RequestTrace {
 
   /** The answer's captured bytes held the key: the log keeps them as `text`, masked as the client saw them. */
   answerBytesMasked(text: string): void {
-    this.#responseBody ??= new BodyCapture(this.captureLimitBytes);
+    this.#responseBody ??= new BodyCapture(this.#answerCaptureBytes, null, this.captureLimitBytes);
     this.#responseBody.replaceText(text);
   }
 
@@ -352,6 +359,7 @@ export class RequestTrace {
     if (this.progressEstimate !== null) streamStopsEstimating();
     this.#status = status;
     const uploadNote = this.#requestBody?.close() ?? null;
+    const logged = this.#responseBody?.forLog();
     const event: Extract<RequestLifecycleEvent, { type: 'end' }> = {
       type: 'end',
       requestId: this.requestId,
@@ -372,8 +380,8 @@ export class RequestTrace {
         responseHeaders: this.responseHeaders,
         requestBody: this.#requestBody?.toBuffer() ?? null,
         requestBodyTruncated: this.#requestBody?.truncated ?? false,
-        responseBody: this.responseBody.toBuffer(),
-        responseBodyTruncated: this.responseBody.truncated,
+        responseBody: logged?.body ?? null,
+        responseBodyTruncated: logged?.truncated ?? false,
         streamText: this.streamText(),
         eventOffsetsMs: this.#eventOffsets?.offsets() ?? null,
       },

@@ -144,7 +144,13 @@ export async function sendWithRetries(input: AttemptsInput): Promise<AttemptsRes
     const abortedReading = watch.reason();
     if (abortedReading !== null) return { kind: 'aborted', reason: abortedReading };
     const errorClass =
-      classifyUpstreamResponse({ status: response.statusCode, contentType, bodyText, expectJson: true }) ?? 'upstream_error';
+      classifyUpstreamResponse({
+        status: response.statusCode,
+        contentType,
+        bodyText,
+        expectJson: true,
+        optionalApi: isOptionalApi(plan, profile.baseUrl),
+      }) ?? 'upstream_error';
     if (input.keyLease) {
       const switched = nextPoolKey(input, input.keyLease, response, errorClass);
       if (switched === true) continue;
@@ -202,6 +208,31 @@ function nextPoolKey(
 function isProtocolRedirect(plan: ExchangePlan, response: UpstreamResponse): boolean {
   return response.statusCode >= 300 && response.statusCode < 400 && routeFor(plan.upstreamPath, plan.method).endpoint !== 'other';
 }
+
+/**
+ * An API a gateway may not offer: any path no protocol of Airlock's owns (embeddings, images, audio,
+ * rerank, files, moderations, legacy completions, one model's record) but the model list, which
+ * every gateway serves (docs/gateway-spec.md §4.1), so a page there still says the base URL is wrong.
+ * The spec describes no GET /models/{id}: a gateway may lack it where its list works.
+ */
+function isOptionalApi(plan: ExchangePlan, baseUrl: string): boolean {
+  return routeFor(plan.upstreamPath, plan.method).endpoint === 'other' && plan.upstreamPath !== 'models' && endsInOneVersion(baseUrl);
+}
+
+/**
+ * Whether the base URL's path ends in one version segment (`/v1`, `/api/v3`, `/v1beta`), as the
+ * spec's {base_url} does. One without it (`https://openrouter.ai/api`) or with two (`/v1/v1`) reaches
+ * a site's pages for every path, so a page there says the base URL is wrong, whatever the API.
+ */
+function endsInOneVersion(baseUrl: string): boolean {
+  const segments =
+    URL.parse(baseUrl)
+      ?.pathname.split('/')
+      .filter((segment) => segment !== '') ?? [];
+  return VERSION_SEGMENT.test(segments.at(-1) ?? '') && !VERSION_SEGMENT.test(segments.at(-2) ?? '');
+}
+
+const VERSION_SEGMENT = /^v\d+(alpha|beta)?\d*$/i;
 
 /** Whether the gateway may have run this attempt (upstreamExecution.ts); a later judgement of the same attempt replaces it. */
 function judgeAttempt(trace: RequestTrace, attempt: UpstreamAttempt): boolean {

@@ -22,7 +22,9 @@ export const DEFAULT_IDEMPOTENCY_OPTIONS: IdempotencyCacheOptions = {
   windowMs: 24 * 3_600_000,
   maxEntries: 500,
   maxTotalBytes: 64 * 1024 * 1024,
-  maxBodyBytes: 2 * 1024 * 1024,
+  // gpt-image-1 answers base64 only: a 1024x1024 PNG (3 MB of pixels) is estimated at 1-3 MB, a
+  // third more as base64, a 1536x1024 one more; 8 MiB keeps one image of any size and most pairs.
+  maxBodyBytes: 8 * 1024 * 1024,
 };
 
 /** Response headers worth replaying; everything else (cookies, hop-by-hop, lengths) is dropped. */

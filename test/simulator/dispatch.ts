@@ -236,7 +236,7 @@ function answerApi(
       return;
     }
     case 'videos':
-      createVideoTask(response, body, state, voice, fault);
+      createVideoTask(response, videoRequestOf(body, contentType), state, voice, fault);
       return;
     case 'video': {
       const task = state.tasks.poll(route.id);
@@ -268,9 +268,25 @@ function subjectOf(error: { error: { code: string } }, json: { ok: boolean; valu
   return error.error.code === 'model_not_found' && typeof model === 'string' ? { subject: model } : {};
 }
 
+/**
+ * A video creation's fields: OpenAI's POST /videos takes multipart/form-data (its reference image
+ * is a file; the openai SDK 6.x sends every creation as a form), relays copying it take JSON too.
+ */
+function videoRequestOf(body: Buffer, contentType: string | undefined): ReturnType<typeof parseJsonBody> {
+  const parts = formParts(body, contentType);
+  if (parts === null) return parseJsonBody(body);
+  const fields = Object.fromEntries(parts.filter((part) => part.filename === null).map((part) => [part.name, part.value.toString('utf8')]));
+  return parseJsonBody(Buffer.from(JSON.stringify(fields)));
+}
+
 /** Creates (and so bills) a task first; a scripted fault may then lose its answer on the way back. */
-function createVideoTask(response: ServerResponse, body: Buffer, state: SimulatorState, voice: Voice, fault: Fault | undefined): void {
-  const json = parseJsonBody(body);
+function createVideoTask(
+  response: ServerResponse,
+  json: ReturnType<typeof parseJsonBody>,
+  state: SimulatorState,
+  voice: Voice,
+  fault: Fault | undefined,
+): void {
   if (!json.ok) {
     sendGatewayError(response, voice, json.status, json.body);
     return;

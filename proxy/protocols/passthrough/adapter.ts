@@ -8,12 +8,13 @@ import { modelOf, tokenLimitOf } from '../fields.ts';
 import { responsesUsageOf } from '../responses/usage.ts';
 import { audioUsageOf } from './audioUsage.ts';
 import { PassthroughStreamObserver } from './observer.ts';
+import { totalTokensUsageOf } from './totalTokensUsage.ts';
 
 /**
  * Everything else a gateway offers under /v1 (models, embeddings, images, audio, tasks): passed
  * through as it is, observed only for usage and completeness. Errors are OpenAI-shaped. Usage comes
- * as chat's `prompt_tokens` (embeddings), as `input_tokens`/`output_tokens` (images, audio), or as
- * seconds of audio (whisper-1's transcriptions, audioUsage.ts).
+ * as chat's `prompt_tokens` (embeddings), as `input_tokens`/`output_tokens` (images, audio), as
+ * seconds of audio (whisper-1's transcriptions, audioUsage.ts), or as a `total_tokens` alone (rerank).
  */
 /** An images answer's images: `data` items with a `url` or `b64_json`. */
 const IMAGE_ITEMS = { member: 'data', keys: ['url', 'b64_json'] } as const;
@@ -32,7 +33,10 @@ export const passthroughAdapter: ProtocolAdapter = {
     const images = imagesIn(json);
     return {
       usage: usageWithStatedPrice(
-        usageFromChatResponse(json) ?? audioUsageOf(json as Record<string, unknown>) ?? responsesUsageOf(usage),
+        usageFromChatResponse(json) ??
+          audioUsageOf(json as Record<string, unknown>) ??
+          responsesUsageOf(usage) ??
+          totalTokensUsageOf(json as Record<string, unknown>),
         headers,
       ),
       model: modelOf(json),

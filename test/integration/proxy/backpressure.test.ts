@@ -74,11 +74,13 @@ afterAll(async () => {
   await new Promise((resolve) => upstream.close(resolve));
 });
 
-function open(path: string, body: string): Promise<IncomingMessage> {
+/** A POST of `body`, or a GET without one (a download). */
+function open(path: string, body: string | null): Promise<IncomingMessage> {
   return new Promise((resolve, reject) => {
-    const req = request(`${harness.proxy.url}${path}`, { method: 'POST', headers: { 'content-type': 'application/json' } }, resolve);
+    const options = body === null ? { method: 'GET' } : { method: 'POST', headers: { 'content-type': 'application/json' } };
+    const req = request(`${harness.proxy.url}${path}`, options, resolve);
     req.on('error', reject);
-    req.end(body);
+    req.end(body ?? undefined);
   });
 }
 
@@ -119,8 +121,10 @@ function expectedAnswer(kind: Kind): { bytes: number; sha256: string } {
 describe('a client that stops reading', () => {
   it.each([
     { kind: 'json' as const, path: '/v1/embeddings', body: JSON.stringify({ model: 'text-embedding-3-small', input: 'x' }) },
+    // A generated video's download (OpenAI's GET /videos/{id}/content, new-api's copy): hundreds of MB.
+    { kind: 'json' as const, path: '/v1/videos/video_1/content', body: null },
     { kind: 'sse' as const, path: '/v1/chat/completions', body: JSON.stringify({ model: 'gpt-4o-mini', stream: true, messages: [] }) },
-  ])('$kind: holds the upstream back until it reads again, then gets every byte in order', async ({ kind, path, body }) => {
+  ])('$kind from $path: holds the upstream back until it reads again, then gets every byte in order', async ({ kind, path, body }) => {
     const res = await open(path, body);
     expect(res.statusCode).toBe(200);
     res.pause();

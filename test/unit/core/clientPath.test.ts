@@ -88,6 +88,8 @@ describe('isSideEffectCreationPath', () => {
     ['models', false],
     ['images', false],
     ['audio/speech', false],
+    ['video/submit', true],
+    ['/v1/video/status', false],
   ])('%s -> %s', (path, expected) => {
     expect(isSideEffectCreationPath(path)).toBe(expected);
   });

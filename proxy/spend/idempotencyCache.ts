@@ -6,9 +6,10 @@ import type { LocalRefusal } from '../contracts/ports.ts';
  * with the first request's response instead of sending it again. While the first is in flight a
  * repeat waits for it rather than getting a 409: a client retrying after its own timeout then
  * receives the task the gateway created, which is what it wanted. The wait is bounded (the
- * repeat's total timeout); past it the repeat gets a 409 saying the first still runs. Memory is bounded by entry
- * count and bytes (least recently used first). A durable store (the request log's database) sits
- * under it, so a repeat after a restart or an eviction is still answered, never sent again.
+ * repeat's total timeout); past it the repeat gets a 409 saying the first still runs. A durable
+ * store (the request log's database) keeps the answers, so a repeat after a restart is still
+ * answered, never sent again; memory holds an answer only when there is no store or it could not
+ * write one, bounded by entry count and bytes (least recently used first).
  */
 export interface IdempotencyCacheOptions {
   windowMs: number;
@@ -108,7 +109,8 @@ export class IdempotencyCache {
     const deadlineMs = options.maxWaitMs === undefined ? Number.POSITIVE_INFINITY : this.#nowMs() + options.maxWaitMs;
     const fingerprint = options.requestFingerprint ?? null;
     for (;;) {
-      const entry = this.#liveEntry(key) ?? this.#fromStore(key, profileId, idempotencyKey);
+      const live = this.#liveEntry(key);
+      const entry = live ?? this.#fromStore(profileId, idempotencyKey);
       if (!entry) return { kind: 'first', ticket: this.#startFirst(key, { profileId, idempotencyKey, requestId, fingerprint }) };
       // Checked before waiting for a first in flight: another request under its key is refused at once.
       if (entry.state !== 'unreadable' && fingerprint !== null && entry.fingerprint !== null && entry.fingerprint !== fingerprint)
@@ -123,8 +125,11 @@ export class IdempotencyCache {
         }
         continue;
       }
-      this.#entries.delete(key);
-      this.#entries.set(key, entry);
+      if (live !== undefined) {
+        // Used now: last to be evicted.
+        this.#entries.delete(key);
+        this.#entries.set(key, entry);
+      }
       if (entry.response === null) return { kind: 'refused', refusal: unavailableRefusal(this.options.maxBodyBytes) };
       return { kind: 'replay', response: withReplayMarker(entry.response) };
     }
@@ -140,11 +145,11 @@ export class IdempotencyCache {
   }
 
   /**
-   * A stored answer comes back into memory; an entry a stopped run left in flight is refused. A
-   * store that cannot be read (a damaged log) may hold a first for this key: refused, not sent.
+   * A stored answer, read for this repeat and not kept in memory (the store keeps it); an entry a
+   * stopped run left in flight is refused. A store that cannot be read (a damaged log) may hold a
+   * first for this key: refused, not sent.
    */
   #fromStore(
-    key: string,
     profileId: string,
     idempotencyKey: string,
   ):
@@ -162,8 +167,9 @@ export class IdempotencyCache {
     if (!persisted) return undefined;
     if (persisted.state === 'in_flight')
       return { state: 'unknown_outcome', requestId: persisted.requestId, fingerprint: persisted.fingerprint };
-    const first = { createdAtMs: persisted.createdAtMs, requestId: persisted.requestId, fingerprint: persisted.fingerprint };
-    return this.#remember(key, first, persisted.state === 'answered' ? persisted.response : null);
+    const { createdAtMs, requestId, fingerprint } = persisted;
+    const response = persisted.state === 'answered' ? persisted.response : null;
+    return { state: 'done', createdAtMs, requestId, fingerprint, response, bytes: 0 };
   }
 
   #startFirst(
@@ -207,11 +213,14 @@ export class IdempotencyCache {
           bytes,
         });
       } else {
-        this.#remember(key, inFlight, outcome);
-        this.#withStore((store) => {
+        const stored = this.#withStore((store) => {
           store.settle(first.profileId, first.idempotencyKey, outcome);
           store.prune(this.#nowMs() - this.options.windowMs, this.options.maxTotalBytes);
+          return true;
         });
+        // Memory keeps only what the store could not take: a burst of keyed image answers (up to
+        // maxBodyBytes each) held there for the whole window kept tens of MB resident (issue 20).
+        if (stored !== true) this.#remember(key, inFlight, outcome);
       }
       settle();
     };

@@ -138,6 +138,21 @@ describe('idempotent answers kept in the request log database', () => {
     expect(lookalike.kind === 'replay' && lookalike.response.body.equals(answers.lookalike.body)).toBe(true);
   });
 
+  it('holds no answer in memory once the store keeps it: a burst of large keyed answers is replayed from the log, and memory returns', async () => {
+    temp = openTempLog();
+    const cache = cacheOver(temp.log);
+    const image = (index: number) => Buffer.alloc(3 * 1024 * 1024, index);
+    for (let index = 0; index < 6; index += 1)
+      first(await cache.claim('main', `image-${index}`, `alk_${index}`)).complete(answer(200, image(index)));
+    expect(cache.size).toBe(0);
+    expect(cache.totalBytes).toBe(0);
+    for (let index = 0; index < 6; index += 1) {
+      const repeat = await cache.claim('main', `image-${index}`, `alk_repeat_${index}`);
+      expect(repeat.kind === 'replay' && repeat.response.body.equals(image(index))).toBe(true);
+    }
+    expect(cache.totalBytes).toBe(0);
+  });
+
   it('goes on from memory when the store cannot write (a busy or full log), and reports the failure', async () => {
     temp = openTempLog();
     const failures: unknown[] = [];
@@ -148,6 +163,7 @@ describe('idempotent answers kept in the request log database', () => {
     const writesFail = { find: store.find.bind(store), begin: busy, settle: busy, forget: busy, prune: busy };
     const cache = new IdempotencyCache({}, { store: writesFail, onStoreError: (error) => failures.push(error) });
     first(await cache.claim('main', 'k', 'alk_1')).complete(answer(200, '{}'));
+    expect(cache.totalBytes).toBeGreaterThan(0);
     expect((await cache.claim('main', 'k', 'alk_2')).kind).toBe('replay');
     expect(failures.length).toBeGreaterThan(0);
   });

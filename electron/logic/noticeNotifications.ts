@@ -8,6 +8,7 @@ const TITLE_BY_KIND: Record<NoticeKind, string> = {
   environment_key: 'Airlock runs on the key from AIRLOCK_API_KEY',
   log_recovered: 'Airlock set a damaged request log aside',
   log_start: "Airlock counted an earlier run's spend",
+  log_newer: 'A newer Airlock wrote the request log: caps are refused',
   capabilities_file: 'Airlock set capabilities.json aside',
   reasoning_efforts_file: 'Airlock set reasoning-effort-refusals.json aside',
   max_tokens_file: 'Airlock set max-tokens-refusals.json aside',

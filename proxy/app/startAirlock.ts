@@ -225,9 +225,9 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   const ledger = new SpendLedger();
   const opened = await openSeededLog({
     dataDir: options.dataDir,
-    open: (onError) =>
+    open: (onError, logDir) =>
       createRequestLog({
-        dataDir: options.dataDir,
+        dataDir: logDir,
         ...(options.maxLogBytes === undefined ? {} : { maxDbBytes: options.maxLogBytes }),
         knownSecrets,
         backlogBytes: () => logBacklogBytes(config.snapshot().settings.memoryLimits),
@@ -248,6 +248,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   const { log, recovery: logRecovery } = opened;
   notice('log_recovered', logRecovery?.message ?? null);
   notice('log_start', opened.startNotice);
+  notice('log_newer', opened.newerLogNotice);
   const stopFollowingZone = followOsTimeZone(ledger, log);
   const spendGate = createSpendGate({
     ledger,

@@ -7,6 +7,7 @@ export type NoticeKind =
   | 'environment_key'
   | 'log_recovered'
   | 'log_start'
+  | 'log_newer'
   | 'capabilities_file'
   | 'reasoning_efforts_file'
   | 'max_tokens_file'

@@ -7,6 +7,7 @@ const TITLE_BY_KIND: Record<NoticeKind, string> = {
   keychain_unavailable: 'Airlock cannot read the gateway keys',
   environment_key: 'Airlock runs on the key from AIRLOCK_API_KEY',
   log_recovered: 'Airlock set a damaged request log aside',
+  config_newer: "Airlock does not use a newer version's settings",
   log_start: "Airlock counted an earlier run's spend",
   log_newer: 'A newer Airlock wrote the request log: caps are refused',
   capabilities_file: 'Airlock set capabilities.json aside',

@@ -9,6 +9,7 @@ import { ASIDE_NAME_SOURCE } from '../core/asideName.ts';
 const FIX_BY_KIND: Record<NoticeKind, string> = {
   data_dir_not_private: 'Run the chmod command it names (or make the data directory yours), then restart Airlock.',
   config_file: 'Create the file the link points to, or save any setting in Airlock and it is created there.',
+  config_newer: 'Update Airlock to use them. Nothing is lost meanwhile: every change made here keeps them in the file.',
   keychain_unavailable: 'Unlock or start the OS keychain: Airlock reads the keys as soon as it answers.',
   environment_key: 'Nothing to do for this run; start Airlock without AIRLOCK_API_KEY to use the key kept in the keychain.',
   log_recovered: 'Nothing to do: a new request log is in use. Keep or delete the damaged one it names.',

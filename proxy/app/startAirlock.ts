@@ -163,6 +163,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   const fileProblem = store.problem();
   if (fileProblem) notices.push(fileProblem);
   else notice('config_file', store.startNotice());
+  notice('config_newer', store.newerFieldsNotice());
   // `airlock serve` has no window: a hand edit it refuses (or its fix) is said on stderr as it happens.
   store.onProblemChange((problem) =>
     console.error(`[airlock] ${problem ?? `${CONFIG_FILE_NAME} is valid again; its settings are in use.`}`),

@@ -3,6 +3,7 @@
 export type NoticeKind =
   | 'data_dir_not_private'
   | 'config_file'
+  | 'config_newer'
   | 'keychain_unavailable'
   | 'environment_key'
   | 'log_recovered'

@@ -5,8 +5,9 @@ import { CONFIG_FILE_NAME, configFileSchema, type ConfigFile } from '../../contr
 import { withoutByteOrderMark } from '../../core/byteOrderMark.ts';
 import { isRecord } from '../../core/isRecord.ts';
 import { PLAIN_HINT, type NamedCommand } from '../../contracts/cli.ts';
+import { newerFieldsOf, type NewerFields } from './newerFields.ts';
 
-export type ConfigParseResult = { ok: true; config: ConfigFile } | { ok: false; message: string };
+export type ConfigParseResult = { ok: true; config: ConfigFile; newer: NewerFields | null } | { ok: false; message: string };
 
 /**
  * Parses and validates the text of `airlock.json`. A failure names the field path and the line,
@@ -33,7 +34,9 @@ export function parseConfigText(fileText: string, command: NamedCommand = PLAIN_
     };
   }
   const unknown = unknownFieldPaths(value, result.data);
-  if (unknown.length === 0) return { ok: true, config: result.data };
+  // A newer Airlock keeps no secret in the file either: a key typed in is refused whatever the revision.
+  const newer = unknown.some(isSecretField) ? null : newerFieldsOf(value, unknown);
+  if (unknown.length === 0 || newer !== null) return { ok: true, config: result.data, newer };
   return {
     ok: false,
     message: unknown
@@ -72,13 +75,16 @@ const SECRET_FIELD_NAMES = new Set([
   'headers',
 ]);
 
+function isSecretField(fieldPath: readonly (string | number)[]): boolean {
+  return SECRET_FIELD_NAMES.has(String(fieldPath.at(-1)).toLowerCase().replace(/[-_]/g, ''));
+}
+
 /**
  * A key typed into the file is refused like any unknown field, but told where it goes instead: "check
  * its spelling" would send the user to try `api_key` next. The value itself is never repeated.
  */
 function unknownFieldProblem(raw: unknown, fieldPath: readonly (string | number)[], command: NamedCommand): string {
-  const name = String(fieldPath.at(-1)).toLowerCase().replace(/[-_]/g, '');
-  if (!SECRET_FIELD_NAMES.has(name)) return 'unknown field: check its spelling, or remove it';
+  if (!isSecretField(fieldPath)) return 'unknown field: check its spelling, or remove it';
   const noSecret = `${CONFIG_FILE_NAME} holds no secret: remove this field, and`;
   if (fieldPath[0] === 'settings' && fieldPath[1] === 'traceExport') {
     return `${noSecret} give a collector's header with \`${command('export traces --header <name>')}\` (its value goes to the OS keychain)`;

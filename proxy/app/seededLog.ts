@@ -3,7 +3,8 @@ import { recoverDamagedLog, type LogRecoveryReport } from '../store/logRecovery.
 import type { RequestLog } from '../store/requestLog.ts';
 import { NewerLogError } from '../store/schema.ts';
 import { requestLogNoticeKind, type NoticeBoard } from './noticeBoard.ts';
-import { openBesideNewerLog } from './runOnlyLog.ts';
+import { foldedNotice, openBesideNewerLog, runOnlyLogDir } from './runOnlyLog.ts';
+import { foldRunOnlyLog, type FoldedRunOnlyLog } from '../store/runOnlyFold.ts';
 
 export interface SeededLogOptions {
   dataDir: string;
@@ -38,7 +39,9 @@ export async function openSeededLog(options: SeededLogOptions): Promise<SeededLo
   const recovery = recoverDamagedLog(dataDir);
   const damageNoticeIds: string[] = [];
   let log: RequestLog;
+  let folded: FoldedRunOnlyLog | null;
   try {
+    folded = foldRunOnlyLog(dataDir, runOnlyLogDir(dataDir));
     log = open((error) => {
       tellFailure(error);
       // One notice a kind: the one of this error's kind now is the one it raised.
@@ -51,7 +54,7 @@ export async function openSeededLog(options: SeededLogOptions): Promise<SeededLo
   }
   try {
     seed(log);
-    return { log, recovery, startNotice: joined(log.startNotices), newerLogNotice: null };
+    return { log, recovery, startNotice: joined([...log.startNotices, ...foldedNotice(folded)]), newerLogNotice: null };
   } catch (error) {
     if (!isDamageError(error)) throw error;
     await log.close();
@@ -64,7 +67,7 @@ export async function openSeededLog(options: SeededLogOptions): Promise<SeededLo
   // nothing. Only its notice goes: one the fresh log raised at open is news.
   for (const id of damageNoticeIds) notices.dismiss(id);
   // A loss both logs found on disk (the same file and time) is told once.
-  const startNotice = joined([...new Set([...log.startNotices, ...fresh.startNotices])]);
+  const startNotice = joined([...new Set([...log.startNotices, ...fresh.startNotices]), ...foldedNotice(folded)]);
   return { log: fresh, recovery: recheck ?? recovery, startNotice, newerLogNotice: null };
 }
 

@@ -60,18 +60,23 @@ beforeAll(async () => {
   await store.update((config) =>
     addProfile(config, { id: 'capped', name: 'Capped', baseUrl: simulator.baseUrl, budget: { dailyCredits: 100 } }, { activate: true }),
   );
-  await store.update((config) => addProfile(config, { id: 'open', name: 'Open', baseUrl: simulator.baseUrl }));
+  await store.update((config) =>
+    addProfile(config, {
+      id: 'open',
+      name: 'Open',
+      baseUrl: simulator.baseUrl,
+      prices: [{ model: 'gpt-4o-mini', inputPer1M: 1000, outputPer1M: 2000 }],
+    }),
+  );
   await store.update((config) => addClientToken(config, tokenRecord('capped-tool', cappedToken, 'capped', 1)));
   await store.update((config) => addClientToken(config, tokenRecord('open-tool', openToken, 'open', 2)));
   store.close();
   newerLog();
-  airlock = await startAirlock({
-    dataDir,
-    port: 0,
-    env: {},
-    secrets: memorySecretStore({ capped: SENTINEL_KEY, open: SENTINEL_KEY }),
-  });
+  airlock = await start();
 });
+
+const start = (): Promise<Airlock> =>
+  startAirlock({ dataDir, port: 0, env: {}, secrets: memorySecretStore({ capped: SENTINEL_KEY, open: SENTINEL_KEY }) });
 afterAll(async () => {
   await airlock?.stop();
   await simulator?.close();
@@ -92,7 +97,7 @@ describe('a request log written by a newer Airlock (a roll-back)', () => {
     const { message } = JSON.parse(reply.body).error as { message: string };
     expect(message).toContain("the daily cap of 100 credits for profile 'capped' cannot be checked");
     expect(message).toContain(`was written by a newer Airlock (schema ${NEWER_SCHEMA}; this one knows ${SCHEMA_VERSION})`);
-    expect(message).toContain('Update Airlock to log and count spend again');
+    expect(message).toContain('Update Airlock to count spend again');
   });
 
   it("says so at start, in the lines `airlock serve` prints and on the window's notice board", () => {
@@ -102,12 +107,37 @@ describe('a request log written by a newer Airlock (a roll-back)', () => {
     expect(airlock?.log.status().ledgerGap?.reason).toContain('newer Airlock');
   });
 
-  it('leaves the newer log as it was, and removes its own log when it stops', async () => {
+  it('leaves the newer log as it was; its own log stays, for the update back', async () => {
     await airlock?.stop();
     expect(newerLogState()).toEqual({
       schema: NEWER_SCHEMA,
       rows: [{ id: 'alk_newer_1', cost_credits: 7, from_a_newer_airlock: null }],
     });
+    expect(existsSync(path.join(dataDir, RUN_ONLY_LOG_DIR_NAME, DATABASE_FILE_NAME))).toBe(true);
+  });
+
+  it('updated again, Airlock adds the requests logged apart to its log: their spend counts toward the caps once', async () => {
+    // The update back: the log is of this Airlock's schema again (a newer one built from this code).
+    const db = new DatabaseSync(path.join(dataDir, DATABASE_FILE_NAME));
+    db.exec(`PRAGMA user_version = ${SCHEMA_VERSION}`);
+    db.close();
+    airlock = await start();
+    const rows = airlock.log.listRequests({}).rows;
+    // The newer log's own row, and the two logged apart: the refusal and the request proxied.
+    expect(rows.map((row) => row.profileId).sort()).toEqual(['capped', 'capped', 'open']);
+    const openSpend = rows.find((row) => row.profileId === 'open')?.costCredits ?? 0;
+    expect(openSpend).toBeGreaterThan(0);
+    expect(airlock.log.spendSince({ sinceMs: 0, profileId: 'open' })).toBeCloseTo(openSpend, 9);
+    expect(airlock.log.ledgerGap(Date.now())).toBeNull();
+    expect(airlock.notices.join('\n')).toContain(
+      '2 request(s) an older Airlock logged apart while this log was too new for it are now in the log',
+    );
     expect(existsSync(path.join(dataDir, RUN_ONLY_LOG_DIR_NAME))).toBe(false);
+    await airlock.stop();
+
+    // Once: a start after it finds nothing more to add.
+    airlock = await start();
+    expect(airlock.log.spendSince({ sinceMs: 0, profileId: 'open' })).toBeCloseTo(openSpend, 9);
+    expect(airlock.notices.join('\n')).not.toContain('logged apart');
   });
 });

@@ -1,6 +1,32 @@
-import { existsSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
+import { CLEAN_CLOSE_FILE_NAME } from './logCheck.ts';
+import { LOST_SPEND_MARKER_FILE_NAME } from './lostSpendMarker.ts';
 import { DATABASE_FILE_NAME, openLogDatabase } from './schema.ts';
+import { DAMAGED_SPEND_FILE_NAME } from './write/unwrittenMirror.ts';
+import {
+  SPACE_RESERVE_FILE_NAME,
+  UNSAVED_LOST_FILE_NAME,
+  UNSAVED_SPEND_FILE_NAME,
+  UNWRITTEN_SPEND_FILE_NAME,
+} from './write/unwrittenSpendFile.ts';
+
+/** Spend the run-only log could not hold (a full disk, damage): this log reads each at its open, as its own. */
+const SPEND_RECORDS = [
+  UNWRITTEN_SPEND_FILE_NAME,
+  UNSAVED_SPEND_FILE_NAME,
+  UNSAVED_LOST_FILE_NAME,
+  DAMAGED_SPEND_FILE_NAME,
+  LOST_SPEND_MARKER_FILE_NAME,
+];
+/** What a log's folder holds of the log itself: the folder goes with these only. */
+const LOG_FILES = new Set([
+  DATABASE_FILE_NAME,
+  `${DATABASE_FILE_NAME}-wal`,
+  `${DATABASE_FILE_NAME}-shm`,
+  CLEAN_CLOSE_FILE_NAME,
+  SPACE_RESERVE_FILE_NAME,
+]);
 
 export interface FoldedRunOnlyLog {
   requests: number;
@@ -11,8 +37,9 @@ export interface FoldedRunOnlyLog {
  * Requests an older Airlock logged apart, in `runOnlyDir`, while this log was too new for it (a
  * roll-back: app/runOnlyLog.ts), join this log, so the budgets count their spend after the update
  * back. Rows only (their bodies are not copied), each once: an id already here is skipped, so a fold
- * cut short is done again whole at the next start, and the folder goes once its rows are in. Run
- * before the log opens, which marks a row left in flight interrupted. Null when there is none.
+ * cut short is done again whole at the next start, and the folder goes once its rows are in. Its
+ * records of spend it could not write move beside this log, which counts them at its open. Run
+ * before the log opens, which also marks a row left in flight interrupted. Null when there is none.
  */
 export function foldRunOnlyLog(dataDir: string, runOnlyDir: string): FoldedRunOnlyLog | null {
   if (!existsSync(join(runOnlyDir, DATABASE_FILE_NAME))) return null;
@@ -47,6 +74,16 @@ export function foldRunOnlyLog(dataDir: string, runOnlyDir: string): FoldedRunOn
   } finally {
     db.close();
   }
-  rmSync(runOnlyDir, { recursive: true, force: true });
+  handOverSpendRecords(runOnlyDir, dataDir);
+  // Anything else (a damaged log it set aside, a record this log has one of already) stays, with the folder.
+  if (readdirSync(runOnlyDir).every((name) => LOG_FILES.has(name))) rmSync(runOnlyDir, { recursive: true, force: true });
   return folded;
+}
+
+/** Moved where this log's open reads them, unless one of the name is there already. */
+function handOverSpendRecords(runOnlyDir: string, dataDir: string): void {
+  for (const name of SPEND_RECORDS) {
+    const from = join(runOnlyDir, name);
+    if (existsSync(from) && !existsSync(join(dataDir, name))) renameSync(from, join(dataDir, name));
+  }
 }

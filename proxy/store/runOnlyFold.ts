@@ -36,7 +36,8 @@ export interface FoldedRunOnlyLog {
 /**
  * Requests an older Airlock logged apart, in `runOnlyDir`, while this log was too new for it (a
  * roll-back: app/runOnlyLog.ts), join this log, so the budgets count their spend after the update
- * back. Rows only (their bodies are not copied), each once: an id already here is skipped, so a fold
+ * back, and a keyed image or video creation made then is answered once, not bought again (its
+ * idempotent answer). Rows only (their bodies are not copied), each once: an id already here is skipped, so a fold
  * cut short is done again whole at the next start, and the folder goes once its rows are in. Its
  * records of spend it could not write move beside this log, which counts them at its open. Run
  * before the log opens, which also marks a row left in flight interrupted. Null when there is none.
@@ -50,11 +51,12 @@ export function foldRunOnlyLog(dataDir: string, runOnlyDir: string): FoldedRunOn
   let folded: FoldedRunOnlyLog;
   try {
     db.prepare('ATTACH DATABASE ? AS run_only').run(join(runOnlyDir, DATABASE_FILE_NAME));
-    const columns = db
-      .prepare("SELECT name FROM pragma_table_info('requests', 'run_only')")
-      .all()
-      .map((row) => `"${String(row.name)}"`)
-      .join(', ');
+    const columns = (table: string): string =>
+      db
+        .prepare('SELECT name FROM pragma_table_info(?, ?)')
+        .all(table, 'run_only')
+        .map((row) => `"${String(row.name)}"`)
+        .join(', ');
     db.exec('BEGIN IMMEDIATE');
     try {
       const added = db
@@ -63,7 +65,10 @@ export function foldRunOnlyLog(dataDir: string, runOnlyDir: string): FoldedRunOn
            WHERE id NOT IN (SELECT id FROM main.requests)`,
         )
         .get();
-      db.exec(`INSERT OR IGNORE INTO main.requests (${columns}) SELECT ${columns} FROM run_only.requests`);
+      for (const table of ['requests', 'idempotent_answers']) {
+        const named = columns(table);
+        db.exec(`INSERT OR IGNORE INTO main.${table} (${named}) SELECT ${named} FROM run_only.${table}`);
+      }
       db.exec('COMMIT');
       folded = { requests: Number(added?.requests ?? 0), costCredits: Number(added?.costCredits ?? 0) };
     } catch (error) {

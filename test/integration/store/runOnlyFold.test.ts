@@ -5,6 +5,7 @@ import { startOfLocalDayMs } from '../../../proxy/core/localPeriods.ts';
 import { createRequestLog } from '../../../proxy/store/requestLog.ts';
 import { foldRunOnlyLog } from '../../../proxy/store/runOnlyFold.ts';
 import { openLogDatabase } from '../../../proxy/store/schema.ts';
+import { SqliteIdempotencyStore } from '../../../proxy/store/write/idempotentAnswers.ts';
 import { saveUnwrittenSpend, UNWRITTEN_SPEND_FILE_NAME } from '../../../proxy/store/write/unwrittenSpendFile.ts';
 import { tempDirPerTest } from './tempLog.ts';
 
@@ -25,7 +26,7 @@ function logWith(dataDir: string, rows: { id: string; credits: number; state?: s
 const openLog = () => createRequestLog({ dataDir: dir(), knownSecrets: () => [], minFreeDiskBytes: 0 });
 
 describe("a roll-back's run-only log, at the update back", () => {
-  it('joins the log, with the spend it could not write, each once; a row left in flight is marked interrupted', async () => {
+  it('joins the log, with the spend it could not write and its keyed creations, each once; a row left in flight is marked interrupted', async () => {
     logWith(dir(), [{ id: 'alk_own', credits: 1 }]);
     logWith(runOnlyDir(), [
       { id: 'alk_apart_1', credits: 2 },
@@ -36,6 +37,12 @@ describe("a roll-back's run-only log, at the update back", () => {
     const entry = { dayStartMs: todayMs, profileId: 'work', clientName: null, model: 'gpt-4o', requests: 3, errors: 0, costCredits: 8 };
     const tokens = { unpricedRequests: 0, inputTokens: 0, outputTokens: 0, cachedInputTokens: 0, reasoningTokens: 0 };
     expect(saveUnwrittenSpend(runOnlyDir(), [{ ...entry, ...tokens, gatewayCost: null, unstatedRequests: 0 }], Date.now())).toBeNull();
+    // An image bought then with an idempotency key: its repeat after the update must be answered, not bought again.
+    const apart = openLogDatabase({ dataDir: runOnlyDir() });
+    const keyed = new SqliteIdempotencyStore(apart, () => []);
+    keyed.begin('work', 'image-key', { requestId: 'alk_apart_1', createdAtMs: Date.now(), fingerprint: null });
+    keyed.settle('work', 'image-key', { status: 200, headers: {}, body: Buffer.from('{"data":[]}') });
+    apart.close();
 
     expect(foldRunOnlyLog(dir(), runOnlyDir())).toEqual({ requests: 2, costCredits: 6 });
     expect(existsSync(runOnlyDir())).toBe(false);
@@ -43,6 +50,7 @@ describe("a roll-back's run-only log, at the update back", () => {
     try {
       expect(log.spendSince({ sinceMs: todayMs, profileId: 'work' })).toBe(1 + 2 + 4 + 8);
       expect(log.getRequest('alk_apart_2')?.row.state).toBe('interrupted');
+      expect(log.idempotencyStore.find('work', 'image-key', 0)).toMatchObject({ state: 'answered', requestId: 'alk_apart_1' });
     } finally {
       await log.close();
     }

@@ -114,7 +114,13 @@ export const settingsSchema = z.object({
 
 export const configFileSchema = z
   .object({
-    version: z.literal(CONFIG_VERSION),
+    // A later version is a file no Airlock of this one can read right (new fields are a revision instead).
+    version: z.literal(CONFIG_VERSION, {
+      error: (issue) =>
+        typeof issue.input === 'number' && issue.input > CONFIG_VERSION
+          ? `written by a newer Airlock (file version ${issue.input}; this one reads ${CONFIG_VERSION}): update Airlock`
+          : `must be ${CONFIG_VERSION}`,
+    }),
     configRevision: z.number().int().positive().optional(),
     activeProfileId: z.string().nullable().default(null),
     profiles: z.array(profileSchema).default([]),

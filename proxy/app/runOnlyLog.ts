@@ -17,7 +17,7 @@ export function runOnlyLogDir(dataDir: string): string {
 /**
  * A roll-back: the request log is a newer Airlock's. Refusing to start left every tool without its
  * proxy until the user updated again or gave up the log. Firefox's downgrade protection refuses a newer
- * profile outright (support.mozilla.org "Firefox has been downgraded"), and Chromium opens a newer
+ * profile outright (support.mozilla.org, "Understanding in depth the profile per installation feature"), and Chromium opens a newer
  * SQLite store only when its recorded compatible version allows (sql::MetaTable); an older writer
  * could break rules it does not know. So the newer log is left as it is, for the update back, and
  * this Airlock logs into a log of its own, which the update back adds to it (foldRunOnlyLog), so its

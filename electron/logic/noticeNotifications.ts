@@ -9,7 +9,7 @@ const TITLE_BY_KIND: Record<NoticeKind, string> = {
   log_recovered: 'Airlock set a damaged request log aside',
   config_newer: "Airlock does not use a newer version's settings",
   log_start: "Airlock counted an earlier run's spend",
-  log_newer: 'A newer Airlock wrote the request log: caps are refused',
+  log_newer: 'A newer Airlock wrote the request log: this one logs apart',
   capabilities_file: 'Airlock set capabilities.json aside',
   reasoning_efforts_file: 'Airlock set reasoning-effort-refusals.json aside',
   max_tokens_file: 'Airlock set max-tokens-refusals.json aside',

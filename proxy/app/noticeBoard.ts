@@ -15,7 +15,7 @@ const FIX_BY_KIND: Record<NoticeKind, string> = {
   log_recovered: 'Nothing to do: a new request log is in use. Keep or delete the damaged one it names.',
   log_start: 'Nothing more than it says: where caps are refused for now, deleting the file it names accepts the loss.',
   log_newer:
-    'Update Airlock to the version that wrote the log; or, to stay on this one, move the log it names out of the data directory and restart Airlock (a fresh log starts, without the spend in that one).',
+    'Update Airlock to the version that wrote the log: it takes in the requests logged apart. Where caps are refused, staying on this one is also a way: move the log it names out of the data directory and restart Airlock (a fresh log starts, without the spend in that one).',
   capabilities_file: 'Nothing to do: models are checked again as needed. Keep or delete the file set aside.',
   reasoning_efforts_file: 'Nothing to do: refusals are learned again as needed. Keep or delete the file set aside.',
   max_tokens_file: 'Nothing to do: refusals are learned again as needed. Keep or delete the file set aside.',

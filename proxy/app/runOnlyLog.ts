@@ -2,6 +2,7 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { formatCredits } from '../contracts/amounts.ts';
 import type { LedgerGap } from '../contracts/log.ts';
+import { NewerLogReadError, openNewerLogSpend, type NewerLogSpend } from '../store/newerLogRead.ts';
 import type { FoldedRunOnlyLog } from '../store/runOnlyFold.ts';
 import type { RequestLog } from '../store/requestLog.ts';
 import { DATABASE_FILE_NAME, type NewerLogError, SCHEMA_VERSION } from '../store/schema.ts';
@@ -21,31 +22,65 @@ export function runOnlyLogDir(dataDir: string): string {
  * SQLite store only when its recorded compatible version allows (sql::MetaTable); an older writer
  * could break rules it does not know. So the newer log is left as it is, for the update back, and
  * this Airlock logs into a log of its own, which the update back adds to it (foldRunOnlyLog), so its
- * spend is counted there. The spend of today and this month is in the newer log, unread: every daily
- * and monthly cap refuses (the ledger gap), as for any spend the log lost; profiles and clients
- * without one go on.
+ * spend is counted there. The spend of today and this month is in the newer log: read-only, by the
+ * query the caps are seeded with (newerLogRead.ts), it counts with this log's, so capped tools go on
+ * (people roll back because an update misbehaves; stopping their agents as well made it worse). When
+ * it cannot be read, every daily and monthly cap refuses (the ledger gap), as for any spend the log
+ * lost; profiles and clients without one go on.
  */
 export function openBesideNewerLog(options: SeededLogOptions, newer: NewerLogError): SeededLog {
   const dir = runOnlyLogDir(options.dataDir);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const newerLog = path.join(options.dataDir, DATABASE_FILE_NAME);
+  const written = `The request log ${newerLog} was written by a newer Airlock (schema ${newer.schemaVersion}; this one knows ${SCHEMA_VERSION})`;
+  const apart = `logs its requests apart, in ${dir}, which the update back adds to it`;
+  const log = options.open(options.tellFailure, dir);
+  let unread: string;
+  try {
+    const spend = openNewerLogSpend(options.dataDir, dir, Date.now());
+    const counting = withNewerSpend(log, spend);
+    try {
+      options.seed(counting);
+    } catch (error) {
+      spend.close();
+      throw error;
+    }
+    const notice =
+      `${written}. This Airlock leaves that log as it is and ${apart}. Daily and monthly caps count the spend of both: ` +
+      `that log is read for it, never written. Update Airlock to see that log's requests again.`;
+    return { log: counting, recovery: null, startNotice: null, newerLogNotice: notice };
+  } catch (error) {
+    if (!(error instanceof NewerLogReadError)) throw error;
+    unread = error.message;
+  }
   const reason =
-    `The request log ${newerLog} was written by a newer Airlock (schema ${newer.schemaVersion}; this one knows ${SCHEMA_VERSION}) ` +
-    `and holds the spend that daily and monthly caps count, which this Airlock cannot read: it leaves that log as it is, ` +
-    `and logs its requests apart, in ${dir}, which the update back adds to it. Update Airlock to count spend again, or move ` +
+    `${written} and holds the spend that daily and monthly caps count, which this Airlock could not read (${unread}): it leaves that log as it is, ` +
+    `and ${apart}. Update Airlock to count spend again, or move ` +
     `${DATABASE_FILE_NAME} and its -wal out of ${options.dataDir} to start a fresh log here (the spend in it is then not counted).`;
-  const log = withLedgerGap(options.open(options.tellFailure, dir), reason);
-  options.seed(log);
-  return { log, recovery: null, startNotice: null, newerLogNotice: reason };
+  const gapped = withLedgerGap(log, reason);
+  options.seed(gapped);
+  return { log: gapped, recovery: null, startNotice: null, newerLogNotice: reason };
+}
+
+/** The log, whose spend for the caps (and their progress) is its own and the newer log's; that log closes with it. */
+function withNewerSpend(log: RequestLog, newer: NewerLogSpend): RequestLog {
+  return overridden(log, {
+    spendSince: (query) => newer.spendSince(query) + log.spendSince(query),
+    close: async () => {
+      // First: a reader left on the files keeps the log's own close from taking its WAL back.
+      newer.close();
+      await log.close();
+    },
+  });
 }
 
 /** The log with the spend of every cap's period unknown. */
 function withLedgerGap(log: RequestLog, reason: string): RequestLog {
   const gap = (nowMs: number): LedgerGap => ({ lastLossMs: nowMs, reason });
-  const overrides: Partial<RequestLog> = {
-    ledgerGap: gap,
-    status: () => ({ ...log.status(), ledgerGap: gap(Date.now()) }),
-  };
+  return overridden(log, { ledgerGap: gap, status: () => ({ ...log.status(), ledgerGap: gap(Date.now()) }) });
+}
+
+function overridden(log: RequestLog, overrides: Partial<RequestLog>): RequestLog {
   return new Proxy(log, {
     get(target, property) {
       if (Object.hasOwn(overrides, property)) return overrides[property as keyof RequestLog];

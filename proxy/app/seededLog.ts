@@ -1,6 +1,7 @@
 import { isDamageError } from '../store/logCheck.ts';
 import { recoverDamagedLog, type LogRecoveryReport } from '../store/logRecovery.ts';
 import type { RequestLog } from '../store/requestLog.ts';
+import { newerLogSchema } from '../store/newerLogRead.ts';
 import { NewerLogError } from '../store/schema.ts';
 import { requestLogNoticeKind, type NoticeBoard } from './noticeBoard.ts';
 import { foldedNotice, openBesideNewerLog, runOnlyLogDir } from './runOnlyLog.ts';
@@ -36,6 +37,10 @@ export interface SeededLog {
  */
 export async function openSeededLog(options: SeededLogOptions): Promise<SeededLog> {
   const { dataDir, open, seed, tellFailure, notices } = options;
+  // Told apart read-only first: the check and the open below open the log to write, and closing that
+  // checkpoints its WAL into the file, which the newer Airlock is to find as it left it.
+  const newerSchema = newerLogSchema(dataDir);
+  if (newerSchema !== null) return openBesideNewerLog(options, new NewerLogError(newerSchema));
   const recovery = recoverDamagedLog(dataDir);
   const damageNoticeIds: string[] = [];
   let log: RequestLog;

@@ -12,7 +12,7 @@ import {
 } from './write/unwrittenSpendFile.ts';
 
 /** Spend the run-only log could not hold (a full disk, damage): this log reads each at its open, as its own. */
-const SPEND_RECORDS = [
+export const SPEND_RECORDS = [
   UNWRITTEN_SPEND_FILE_NAME,
   UNSAVED_SPEND_FILE_NAME,
   UNSAVED_LOST_FILE_NAME,

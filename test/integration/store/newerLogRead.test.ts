@@ -1,0 +1,73 @@
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { NewerLogReadError, newerLogSchema, openNewerLogSpend } from '../../../proxy/store/newerLogRead.ts';
+import { DATABASE_FILE_NAME, openLogDatabase } from '../../../proxy/store/schema.ts';
+import { UNWRITTEN_SPEND_FILE_NAME } from '../../../proxy/store/write/unwrittenSpendFile.ts';
+import { NEWER_SCHEMA, newerLogFiles, writeNewerLog } from '../app/rollBack/newerLogFiles.ts';
+
+let dataDir: string;
+let runOnlyDir: string;
+
+beforeEach(() => {
+  dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-newer-read-'));
+  runOnlyDir = path.join(dataDir, 'run-only');
+  mkdirSync(runOnlyDir);
+});
+afterEach(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const readError = (): unknown => {
+  try {
+    openNewerLogSpend(dataDir, runOnlyDir, Date.now()).close();
+    return null;
+  } catch (error) {
+    return error;
+  }
+};
+
+describe("a newer Airlock's log, read for its spend", () => {
+  it('closed cleanly (no WAL): reading leaves no file beside it that was not there', () => {
+    const db = openLogDatabase({ dataDir });
+    db.prepare(
+      `INSERT INTO requests (id, started_at_ms, method, client_path, upstream_path, protocol, protocol_mode, state, cost_credits, profile_id)
+       VALUES ('alk_1', ?, 'POST', '/v1/chat/completions', '', 'openai', 'native', 'done', 2.5, 'p')`,
+    ).run(Date.now());
+    db.exec(`PRAGMA user_version = ${NEWER_SCHEMA}`);
+    db.close();
+    const before = newerLogFiles(dataDir);
+    expect(Object.keys(before)).toEqual([DATABASE_FILE_NAME]);
+    expect(newerLogSchema(dataDir)).toBe(NEWER_SCHEMA);
+    const spend = openNewerLogSpend(dataDir, runOnlyDir, Date.now());
+    expect(spend.spendSince({ sinceMs: 0, profileId: 'p' })).toBe(2.5);
+    spend.close();
+    expect(newerLogFiles(dataDir)).toEqual(before);
+  });
+
+  it('is not taken for a newer one when it is of this schema', () => {
+    openLogDatabase({ dataDir }).close();
+    expect(newerLogSchema(dataDir)).toBeNull();
+  });
+
+  it('with spend its Airlock could not write beside it, is not read: its spend would be short', () => {
+    writeNewerLog(dataDir, [{ id: 'alk_1', costCredits: 1, profileId: 'p' }], []);
+    writeFileSync(path.join(dataDir, UNWRITTEN_SPEND_FILE_NAME), '{}');
+    const error = readError();
+    expect(error).toBeInstanceOf(NewerLogReadError);
+    expect(String(error)).toContain(`beside it, ${UNWRITTEN_SPEND_FILE_NAME} hold(s) spend that log could not write`);
+  });
+
+  it('damaged past its header, fails with what SQLite said', () => {
+    writeNewerLog(dataDir, [{ id: 'alk_1', costCredits: 1, profileId: 'p' }], []);
+    rmSync(path.join(dataDir, `${DATABASE_FILE_NAME}-wal`));
+    // Every page after the first overwritten: the schema's tables are there no more.
+    const file = path.join(dataDir, DATABASE_FILE_NAME);
+    const bytes = readFileSync(file);
+    bytes.fill(0xa5, 4096);
+    writeFileSync(file, bytes);
+    expect(newerLogSchema(dataDir)).toBe(NEWER_SCHEMA);
+    const error = readError();
+    expect(error).toBeInstanceOf(NewerLogReadError);
+    expect(String(error)).toContain('database disk image is malformed');
+  });
+});

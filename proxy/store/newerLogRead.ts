@@ -1,10 +1,12 @@
-import { existsSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { SpendSinceQuery } from '../contracts/log.ts';
 import { startOfLocalMonthMs } from '../core/localPeriods.ts';
 import { RequestLogQueries } from './read/queries.ts';
-import { DATABASE_FILE_NAME, readPragma, SCHEMA_VERSION } from './schema.ts';
+import { readHeaderBytes } from './logCheck.ts';
+import { DATABASE_FILE_NAME, SCHEMA_VERSION } from './schema.ts';
+import { DB_HEADER_BYTES, parseDbHeader, scanWal } from './sqliteFile.ts';
 import { SPEND_RECORDS } from './runOnlyFold.ts';
 
 /**
@@ -13,6 +15,8 @@ import { SPEND_RECORDS } from './runOnlyFold.ts';
  * it at close (sqlite.org/wal.html, "Read-Only Databases"); it does make the WAL's index (-shm) and,
  * where there was no WAL, an empty one, which it leaves: those this removes again, so the newer
  * Airlock finds the files it left, each byte as it was (rollBack/newerLog.test.ts, store/newerLogRead.test.ts).
+ * Removing an index is safe here as SQLite's own last close does it: nothing writes this log while it
+ * is read (the data directory's lock keeps the newer Airlock out until this one has stopped).
  */
 function openReadOnly(file: string): { db: DatabaseSync; close: () => void } {
   const made = ['-wal', '-shm'].filter((suffix) => !existsSync(`${file}${suffix}`));
@@ -31,19 +35,39 @@ function openReadOnly(file: string): { db: DatabaseSync; close: () => void } {
   };
 }
 
-/** The schema of the data directory's log when a newer Airlock wrote it, or null (ours, older, none, or unreadable: the log's own open judges those). */
+/** Where SQLite keeps user_version, which is the log's schema (schema.ts), in page 1 (sqlite.org/fileformat2.html, 1.3). */
+const USER_VERSION_OFFSET = 60;
+
+/**
+ * The schema of the data directory's log when a newer Airlock wrote it, or null (ours, older, none,
+ * or unreadable: the log's own check and open judge those). Read from the files, not through SQLite:
+ * this runs at every start, before the log check, and SQLite even opened read-only makes files
+ * beside the log. Page 1 is the newest image of it the WAL would replay, else the file's.
+ */
 export function newerLogSchema(dataDir: string): number | null {
   const file = join(dataDir, DATABASE_FILE_NAME);
-  if (!statSync(file, { throwIfNoEntry: false })?.isFile()) return null;
-  let opened: ReturnType<typeof openReadOnly> | undefined;
+  const walFile = `${file}-wal`;
   try {
-    opened = openReadOnly(file);
-    const version = Number(readPragma(opened.db, 'user_version'));
+    if (!statSync(file, { throwIfNoEntry: false })?.isFile()) return null;
+    const walBytes = statSync(walFile, { throwIfNoEntry: false })?.size ?? 0;
+    const page1 = walBytes > 0 ? scanWal(walFile).frames.findLast((frame) => frame.replayed && frame.pageNumber === 1) : undefined;
+    const header = page1 === undefined ? readHeaderBytes(file) : readBytesAt(walFile, page1.imageOffset, DB_HEADER_BYTES);
+    // A file overwritten (damage) has any number there: only a sound header's is a schema.
+    if ('problem' in parseDbHeader(header)) return null;
+    const version = header.readUInt32BE(USER_VERSION_OFFSET);
     return version > SCHEMA_VERSION ? version : null;
   } catch {
     return null;
+  }
+}
+
+function readBytesAt(path: string, position: number, length: number): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    const bytes = Buffer.alloc(length);
+    return bytes.subarray(0, readSync(fd, bytes, 0, length, position));
   } finally {
-    opened?.close();
+    closeSync(fd);
   }
 }
 

@@ -1,4 +1,4 @@
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -42,6 +42,18 @@ describe("a newer Airlock's log, read for its spend", () => {
     expect(spend.spendSince({ sinceMs: 0, profileId: 'p' })).toBe(2.5);
     spend.close();
     expect(newerLogFiles(dataDir)).toEqual(before);
+  });
+
+  it("is told newer by the WAL's page 1 where only the WAL holds the newer schema", () => {
+    const staging = path.join(dataDir, 'staging');
+    const db = openLogDatabase({ dataDir: staging });
+    db.exec('PRAGMA wal_autocheckpoint = 0');
+    db.exec(`PRAGMA user_version = ${NEWER_SCHEMA}`);
+    for (const suffix of ['', '-wal'])
+      copyFileSync(path.join(staging, `${DATABASE_FILE_NAME}${suffix}`), path.join(dataDir, `${DATABASE_FILE_NAME}${suffix}`));
+    db.close();
+    expect(readFileSync(path.join(dataDir, DATABASE_FILE_NAME)).readUInt32BE(60)).toBeLessThan(NEWER_SCHEMA);
+    expect(newerLogSchema(dataDir)).toBe(NEWER_SCHEMA);
   });
 
   it('is not taken for a newer one when it is of this schema', () => {

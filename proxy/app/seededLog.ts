@@ -1,5 +1,5 @@
 import { isDamageError } from '../store/logCheck.ts';
-import { recoverDamagedLog, type LogRecoveryReport } from '../store/logRecovery.ts';
+import { recoverDamagedLog, scanLogWal, type LogRecoveryReport } from '../store/logRecovery.ts';
 import type { RequestLog } from '../store/requestLog.ts';
 import { newerLogSchema } from '../store/newerLogRead.ts';
 import { NewerLogError } from '../store/schema.ts';
@@ -39,9 +39,11 @@ export async function openSeededLog(options: SeededLogOptions): Promise<SeededLo
   const { dataDir, open, seed, tellFailure, notices } = options;
   // Told apart read-only first: the check and the open below open the log to write, and closing that
   // checkpoints its WAL into the file, which the newer Airlock is to find as it left it.
-  const newerSchema = newerLogSchema(dataDir);
+  // Scanned once for both looks: after a crash the WAL can be large.
+  const wal = scanLogWal(dataDir);
+  const newerSchema = newerLogSchema(dataDir, wal);
   if (newerSchema !== null) return openBesideNewerLog(options, new NewerLogError(newerSchema));
-  const recovery = recoverDamagedLog(dataDir);
+  const recovery = recoverDamagedLog(dataDir, Date.now(), {}, wal);
   const damageNoticeIds: string[] = [];
   let log: RequestLog;
   let folded: FoldedRunOnlyLog | null;

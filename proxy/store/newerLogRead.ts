@@ -6,7 +6,8 @@ import { startOfLocalMonthMs } from '../core/localPeriods.ts';
 import { RequestLogQueries } from './read/queries.ts';
 import { readHeaderBytes } from './logCheck.ts';
 import { DATABASE_FILE_NAME, SCHEMA_VERSION } from './schema.ts';
-import { DB_HEADER_BYTES, parseDbHeader, scanWal } from './sqliteFile.ts';
+import { foreignWalReason } from './foreignWal.ts';
+import { DB_HEADER_BYTES, parseDbHeader, type WalScan } from './sqliteFile.ts';
 import { SPEND_RECORDS } from './runOnlyFold.ts';
 
 /**
@@ -42,15 +43,18 @@ const USER_VERSION_OFFSET = 60;
  * The schema of the data directory's log when a newer Airlock wrote it, or null (ours, older, none,
  * or unreadable: the log's own check and open judge those). Read from the files, not through SQLite:
  * this runs at every start, before the log check, and SQLite even opened read-only makes files
- * beside the log. Page 1 is the newest image of it the WAL would replay, else the file's.
+ * beside the log. Page 1 is the newest image of it the WAL would replay, else the file's; `wal` is
+ * the start's one scan of that WAL (logRecovery.ts scanLogWal). A WAL written for another database
+ * (foreignWal.ts: a newer Airlock's copied beside this log) says nothing of this log: the start sets
+ * it aside, and taking its page 1 sent the user's own log aside for the run.
  */
-export function newerLogSchema(dataDir: string): number | null {
+export function newerLogSchema(dataDir: string, wal: WalScan | null): number | null {
   const file = join(dataDir, DATABASE_FILE_NAME);
   const walFile = `${file}-wal`;
   try {
     if (!statSync(file, { throwIfNoEntry: false })?.isFile()) return null;
-    const walBytes = statSync(walFile, { throwIfNoEntry: false })?.size ?? 0;
-    const page1 = walBytes > 0 ? scanWal(walFile).frames.findLast((frame) => frame.replayed && frame.pageNumber === 1) : undefined;
+    const ownWal = wal !== null && foreignWalReason(file, walFile, wal) === null ? wal : null;
+    const page1 = ownWal?.frames.findLast((frame) => frame.replayed && frame.pageNumber === 1);
     const header = page1 === undefined ? readHeaderBytes(file) : readBytesAt(walFile, page1.imageOffset, DB_HEADER_BYTES);
     // A file overwritten (damage) has any number there: only a sound header's is a schema.
     if ('problem' in parseDbHeader(header)) return null;

@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { NewerLogReadError, newerLogSchema, openNewerLogSpend } from '../../../proxy/store/newerLogRead.ts';
+import { scanLogWal } from '../../../proxy/store/logRecovery.ts';
 import { DATABASE_FILE_NAME, openLogDatabase } from '../../../proxy/store/schema.ts';
 import { UNWRITTEN_SPEND_FILE_NAME } from '../../../proxy/store/write/unwrittenSpendFile.ts';
 import { NEWER_SCHEMA, newerLogFiles, writeNewerLog } from '../app/rollBack/newerLogFiles.ts';
@@ -37,7 +38,7 @@ describe("a newer Airlock's log, read for its spend", () => {
     db.close();
     const before = newerLogFiles(dataDir);
     expect(Object.keys(before)).toEqual([DATABASE_FILE_NAME]);
-    expect(newerLogSchema(dataDir)).toBe(NEWER_SCHEMA);
+    expect(newerLogSchema(dataDir, scanLogWal(dataDir))).toBe(NEWER_SCHEMA);
     const spend = openNewerLogSpend(dataDir, runOnlyDir, Date.now());
     expect(spend.spendSince({ sinceMs: 0, profileId: 'p' })).toBe(2.5);
     spend.close();
@@ -53,12 +54,12 @@ describe("a newer Airlock's log, read for its spend", () => {
       copyFileSync(path.join(staging, `${DATABASE_FILE_NAME}${suffix}`), path.join(dataDir, `${DATABASE_FILE_NAME}${suffix}`));
     db.close();
     expect(readFileSync(path.join(dataDir, DATABASE_FILE_NAME)).readUInt32BE(60)).toBeLessThan(NEWER_SCHEMA);
-    expect(newerLogSchema(dataDir)).toBe(NEWER_SCHEMA);
+    expect(newerLogSchema(dataDir, scanLogWal(dataDir))).toBe(NEWER_SCHEMA);
   });
 
   it('is not taken for a newer one when it is of this schema', () => {
     openLogDatabase({ dataDir }).close();
-    expect(newerLogSchema(dataDir)).toBeNull();
+    expect(newerLogSchema(dataDir, scanLogWal(dataDir))).toBeNull();
   });
 
   it('with spend its Airlock could not write beside it, is not read: its spend would be short', () => {
@@ -77,7 +78,7 @@ describe("a newer Airlock's log, read for its spend", () => {
     const bytes = readFileSync(file);
     bytes.fill(0xa5, 4096);
     writeFileSync(file, bytes);
-    expect(newerLogSchema(dataDir)).toBe(NEWER_SCHEMA);
+    expect(newerLogSchema(dataDir, scanLogWal(dataDir))).toBe(NEWER_SCHEMA);
     const error = readError();
     expect(error).toBeInstanceOf(NewerLogReadError);
     expect(String(error)).toContain('database disk image is malformed');

@@ -4,6 +4,7 @@ import { formatCredits } from '../contracts/amounts.ts';
 import type { LedgerGap } from '../contracts/log.ts';
 import { NewerLogReadError, openNewerLogSpend, type NewerLogSpend } from '../store/newerLogRead.ts';
 import type { FoldedRunOnlyLog } from '../store/runOnlyFold.ts';
+import { recoverDamagedLog } from '../store/logRecovery.ts';
 import type { RequestLog } from '../store/requestLog.ts';
 import { DATABASE_FILE_NAME, type NewerLogError, SCHEMA_VERSION } from '../store/schema.ts';
 import type { SeededLog, SeededLogOptions } from './seededLog.ts';
@@ -34,6 +35,8 @@ export function openBesideNewerLog(options: SeededLogOptions, newer: NewerLogErr
   const newerLog = path.join(options.dataDir, DATABASE_FILE_NAME);
   const written = `The request log ${newerLog} was written by a newer Airlock (schema ${newer.schemaVersion}; this one knows ${SCHEMA_VERSION})`;
   const apart = `logs its requests apart, in ${dir}, which the update back adds to it`;
+  // Damaged by a crash or a disk fault, it is mended as the data directory's log is: opened as it was, it failed the start.
+  const recovery = recoverDamagedLog(dir);
   const log = options.open(options.tellFailure, dir);
   let unread: string;
   try {
@@ -48,7 +51,7 @@ export function openBesideNewerLog(options: SeededLogOptions, newer: NewerLogErr
     const notice =
       `${written}. This Airlock leaves that log as it is and ${apart}. Daily and monthly caps count the spend of both: ` +
       `that log is read for it, never written. Update Airlock to see that log's requests again.`;
-    return { log: counting, recovery: null, startNotice: null, newerLogNotice: notice };
+    return { log: counting, recovery, startNotice: null, newerLogNotice: notice };
   } catch (error) {
     if (!(error instanceof NewerLogReadError)) throw error;
     unread = error.message;
@@ -59,7 +62,7 @@ export function openBesideNewerLog(options: SeededLogOptions, newer: NewerLogErr
     `${DATABASE_FILE_NAME} and its -wal out of ${options.dataDir} to start a fresh log here (the spend in it is then not counted).`;
   const gapped = withLedgerGap(log, reason);
   options.seed(gapped);
-  return { log: gapped, recovery: null, startNotice: null, newerLogNotice: reason };
+  return { log: gapped, recovery, startNotice: null, newerLogNotice: reason };
 }
 
 /** The log, whose spend for the caps (and their progress) is its own and the newer log's; that log closes with it. */
@@ -91,8 +94,11 @@ function overridden(log: RequestLog, overrides: Partial<RequestLog>): RequestLog
 }
 
 export function foldedNotice(folded: FoldedRunOnlyLog | null): string[] {
-  if (folded === null || folded.requests === 0) return [];
+  if (folded === null) return [];
+  const recovered = folded.recoveryMessage === null ? [] : [`In ${RUN_ONLY_LOG_DIR_NAME}: ${folded.recoveryMessage}`];
+  if (folded.requests === 0) return recovered;
   return [
+    ...recovered,
     `${folded.requests} request(s) an older Airlock logged apart while this log was too new for it are now in the log ` +
       `(their spend, ${formatCredits(folded.costCredits)} credits, counts toward the caps; their bodies were not kept).`,
   ];

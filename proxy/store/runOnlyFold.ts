@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { CLEAN_CLOSE_FILE_NAME } from './logCheck.ts';
+import { recoverDamagedLog } from './logRecovery.ts';
 import { LOST_SPEND_MARKER_FILE_NAME } from './lostSpendMarker.ts';
 import { DATABASE_FILE_NAME, openLogDatabase } from './schema.ts';
 import { DAMAGED_SPEND_FILE_NAME } from './write/unwrittenMirror.ts';
@@ -31,6 +32,8 @@ const LOG_FILES = new Set([
 export interface FoldedRunOnlyLog {
   requests: number;
   costCredits: number;
+  /** That log was damaged and set aside in its folder first (logRecovery.ts): what was read back, for people; else null. */
+  recoveryMessage: string | null;
 }
 
 /**
@@ -44,6 +47,10 @@ export interface FoldedRunOnlyLog {
  */
 export function foldRunOnlyLog(dataDir: string, runOnlyDir: string): FoldedRunOnlyLog | null {
   if (!existsSync(join(runOnlyDir, DATABASE_FILE_NAME))) return null;
+  // A crash or a disk fault may have damaged it like any log: opened as it is, it failed every start
+  // after the update. Its rows are read back into a fresh one, the damaged file stays in the folder
+  // (which keeps it), and where nothing could be read the lost-spend marker moves beside this log below.
+  const recovery = recoverDamagedLog(runOnlyDir);
   // Brought to this schema first: the older Airlock's log may lack columns this one has.
   openLogDatabase({ dataDir: runOnlyDir }).close();
   // Throws NewerLogError while this log is still a newer Airlock's: the folder then stays.
@@ -70,7 +77,11 @@ export function foldRunOnlyLog(dataDir: string, runOnlyDir: string): FoldedRunOn
         db.exec(`INSERT OR IGNORE INTO main.${table} (${named}) SELECT ${named} FROM run_only.${table}`);
       }
       db.exec('COMMIT');
-      folded = { requests: Number(added?.requests ?? 0), costCredits: Number(added?.costCredits ?? 0) };
+      folded = {
+        requests: Number(added?.requests ?? 0),
+        costCredits: Number(added?.costCredits ?? 0),
+        recoveryMessage: recovery?.message ?? null,
+      };
     } catch (error) {
       if (db.isTransaction) db.exec('ROLLBACK');
       throw error;

@@ -44,7 +44,7 @@ describe("a roll-back's run-only log, at the update back", () => {
     keyed.settle('work', 'image-key', { status: 200, headers: {}, body: Buffer.from('{"data":[]}') });
     apart.close();
 
-    expect(foldRunOnlyLog(dir(), runOnlyDir())).toEqual({ requests: 2, costCredits: 6 });
+    expect(foldRunOnlyLog(dir(), runOnlyDir())).toEqual({ requests: 2, costCredits: 6, recoveryMessage: null });
     expect(existsSync(runOnlyDir())).toBe(false);
     const log = openLog();
     try {
@@ -63,7 +63,7 @@ describe("a roll-back's run-only log, at the update back", () => {
     writeFileSync(join(dir(), UNWRITTEN_SPEND_FILE_NAME), '{}');
     writeFileSync(join(runOnlyDir(), UNWRITTEN_SPEND_FILE_NAME), '{}');
 
-    expect(foldRunOnlyLog(dir(), runOnlyDir())).toEqual({ requests: 1, costCredits: 2 });
+    expect(foldRunOnlyLog(dir(), runOnlyDir())).toEqual({ requests: 1, costCredits: 2, recoveryMessage: null });
     expect(readdirSync(runOnlyDir())).toContain(UNWRITTEN_SPEND_FILE_NAME);
     expect(foldRunOnlyLog(dir(), runOnlyDir())).toEqual({ requests: 0, costCredits: 0 });
     const db = openLogDatabase({ dataDir: dir() });

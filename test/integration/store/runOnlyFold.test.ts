@@ -65,7 +65,7 @@ describe("a roll-back's run-only log, at the update back", () => {
 
     expect(foldRunOnlyLog(dir(), runOnlyDir())).toEqual({ requests: 1, costCredits: 2, recoveryMessage: null });
     expect(readdirSync(runOnlyDir())).toContain(UNWRITTEN_SPEND_FILE_NAME);
-    expect(foldRunOnlyLog(dir(), runOnlyDir())).toEqual({ requests: 0, costCredits: 0 });
+    expect(foldRunOnlyLog(dir(), runOnlyDir())).toEqual({ requests: 0, costCredits: 0, recoveryMessage: null });
     const db = openLogDatabase({ dataDir: dir() });
     expect(db.prepare('SELECT TOTAL(cost_credits) AS credits FROM requests').get()).toEqual({ credits: 3 });
     db.close();

@@ -34,12 +34,14 @@ export function parseConfigText(fileText: string, command: NamedCommand = PLAIN_
     };
   }
   const unknown = unknownFieldPaths(value, result.data);
-  // A newer Airlock keeps no secret in the file either: a key typed in is refused whatever the revision.
-  const newer = unknown.some(isSecretField) ? null : newerFieldsOf(value, unknown);
+  // A newer Airlock keeps no secret in the file either: a key typed in is refused whatever the revision,
+  // inside a newer field too (kept through every save, it would stay in the file unsaid).
+  const secrets = unknown.flatMap((fieldPath) => secretFieldPaths(valueAt(value, fieldPath), fieldPath));
+  const newer = secrets.length > 0 ? null : newerFieldsOf(value, unknown);
   if (unknown.length === 0 || newer !== null) return { ok: true, config: result.data, newer };
   return {
     ok: false,
-    message: unknown
+    message: (secrets.length > 0 ? secrets : unknown)
       .slice(0, 3)
       .map((fieldPath) => describeField(text, fieldPath, unknownFieldProblem(value, fieldPath, command)))
       .join('; '),
@@ -77,6 +79,21 @@ const SECRET_FIELD_NAMES = new Set([
 
 function isSecretField(fieldPath: readonly (string | number)[]): boolean {
   return SECRET_FIELD_NAMES.has(String(fieldPath.at(-1)).toLowerCase().replace(/[-_]/g, ''));
+}
+
+/** The paths of fields named as a key at `at` or anywhere in its `value`. */
+function secretFieldPaths(value: unknown, at: (string | number)[]): (string | number)[][] {
+  if (isSecretField(at)) return [at];
+  if (Array.isArray(value)) return value.flatMap((item, index) => secretFieldPaths(item, [...at, index]));
+  if (!isRecord(value)) return [];
+  return Object.keys(value).flatMap((key) => secretFieldPaths(value[key], [...at, key]));
+}
+
+function valueAt(raw: unknown, fieldPath: readonly (string | number)[]): unknown {
+  let value = raw;
+  for (const segment of fieldPath)
+    value = Array.isArray(value) || isRecord(value) ? (value as Record<string, unknown>)[segment] : undefined;
+  return value;
 }
 
 /**

@@ -68,6 +68,22 @@ describe('parseConfigText', () => {
     if (!result.ok) expect(result.message).not.toContain('sk-typed');
   });
 
+  it("refuses a key typed inside a newer Airlock's field, which every save would keep in the file", () => {
+    const typed = {
+      version: 1,
+      configRevision: CONFIG_REVISION + 1,
+      settings: { futureCollector: { url: 'https://collector.example', headers: [{ Authorization: 'Bearer sk-typed-0123456789' }] } },
+      profiles: [{ ...validProfile, futureRouting: { gatewayKey: 'sk-typed-into-the-file-0123456789' } }],
+    };
+    const result = parseConfigText(pretty(typed));
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.message).toContain('settings.futureCollector.headers');
+    expect(result.message).toContain('holds no secret');
+    expect(result.message).toContain('profiles[0].futureRouting.gatewayKey');
+    expect(result.message).not.toContain('sk-typed');
+  });
+
   it.each([
     [
       'a profile',

@@ -4,6 +4,7 @@ import type { z } from 'zod';
 import { CONFIG_FILE_NAME, configFileSchema, type ConfigFile } from '../../contracts/config.ts';
 import { withoutByteOrderMark } from '../../core/byteOrderMark.ts';
 import { isRecord } from '../../core/isRecord.ts';
+import { redactSecrets } from '../../core/redact.ts';
 import { PLAIN_HINT, type NamedCommand } from '../../contracts/cli.ts';
 import { newerFieldsOf, type NewerFields } from './newerFields.ts';
 
@@ -81,12 +82,21 @@ function isSecretField(fieldPath: readonly (string | number)[]): boolean {
   return SECRET_FIELD_NAMES.has(String(fieldPath.at(-1)).toLowerCase().replace(/[-_]/g, ''));
 }
 
-/** The paths of fields named as a key at `at` or anywhere in its `value`. */
-function secretFieldPaths(value: unknown, at: (string | number)[]): (string | number)[][] {
-  if (isSecretField(at)) return [at];
-  if (Array.isArray(value)) return value.flatMap((item, index) => secretFieldPaths(item, [...at, index]));
+/**
+ * The paths of fields named as a key at `at` (an unknown field) or inside its `value`. Inside, where
+ * a newer Airlock's setting may well be named `key` or `headers`, only one holding a key's shape
+ * (what redactSecrets masks) counts: refusing the rest would take every setting away again.
+ */
+function secretFieldPaths(value: unknown, at: (string | number)[], inside = false): (string | number)[][] {
+  if (isSecretField(at) && (!inside || holdsSecretShape(value))) return [at];
+  if (Array.isArray(value)) return value.flatMap((item, index) => secretFieldPaths(item, [...at, index], true));
   if (!isRecord(value)) return [];
-  return Object.keys(value).flatMap((key) => secretFieldPaths(value[key], [...at, key]));
+  return Object.keys(value).flatMap((key) => secretFieldPaths(value[key], [...at, key], true));
+}
+
+function holdsSecretShape(value: unknown): boolean {
+  const text = JSON.stringify(value) ?? '';
+  return redactSecrets(text) !== text;
 }
 
 function valueAt(raw: unknown, fieldPath: readonly (string | number)[]): unknown {

@@ -82,6 +82,9 @@ describe('parseConfigText', () => {
     expect(result.message).toContain('holds no secret');
     expect(result.message).toContain('profiles[0].futureRouting.gatewayKey');
     expect(result.message).not.toContain('sk-typed');
+    // A newer setting that only happens to be named like one holds no key.
+    const named = { ...typed, settings: { futureSort: { key: 'date', headers: ['x-request-id'] } }, profiles: [validProfile] };
+    expect(parseConfigText(pretty(named)).ok).toBe(true);
   });
 
   it.each([

@@ -81,18 +81,40 @@ const FIELDS_BY_REVISION: Record<number, readonly string[]> = {
   ],
 };
 
-/** The field paths a schema takes (`[]` for an array's items); a record's keys are the user's, not fields. */
+/**
+ * The field paths a schema takes (`[]` for an array's items, `{}` for a record's values: its keys are
+ * the user's, not fields, but its values' fields are fields), through every union, intersection,
+ * tuple and wrapper: a field added inside one is refused by an older Airlock as much as any.
+ */
 function fieldPaths(schema: z.core.$ZodType, at = ''): string[] {
   const def = schema._zod.def as z.core.$ZodTypeDef & {
     shape?: Record<string, z.core.$ZodType>;
     innerType?: z.core.$ZodType;
     element?: z.core.$ZodType;
+    valueType?: z.core.$ZodType;
+    options?: readonly z.core.$ZodType[];
+    left?: z.core.$ZodType;
+    right?: z.core.$ZodType;
+    items?: readonly z.core.$ZodType[];
+    getter?: () => z.core.$ZodType;
     in?: z.core.$ZodType;
   };
   if (def.type === 'object' && def.shape) {
     return Object.entries(def.shape).flatMap(([name, field]) => [`${at}${name}`, ...fieldPaths(field, `${at}${name}.`)]);
   }
   if (def.type === 'array' && def.element) return fieldPaths(def.element, `${at}[].`);
+  if (def.type === 'record' && def.valueType) return fieldPaths(def.valueType, `${at}{}.`);
+  const alternatives =
+    def.type === 'union'
+      ? def.options
+      : def.type === 'intersection'
+        ? [def.left, def.right]
+        : def.type === 'tuple'
+          ? def.items
+          : def.type === 'lazy'
+            ? [def.getter?.()]
+            : undefined;
+  if (alternatives) return [...new Set(alternatives.flatMap((option) => (option ? fieldPaths(option, at) : [])))];
   const inner = def.innerType ?? (def.type === 'pipe' ? def.in : undefined);
   return inner ? fieldPaths(inner, at) : [];
 }

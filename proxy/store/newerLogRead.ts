@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { SpendSinceQuery } from '../contracts/log.ts';
@@ -20,7 +20,9 @@ import { SPEND_RECORDS } from './runOnlyFold.ts';
  * is read (the data directory's lock keeps the newer Airlock out until this one has stopped).
  */
 function openReadOnly(file: string): { db: DatabaseSync; close: () => void } {
-  const made = ['-wal', '-shm'].filter((suffix) => !existsSync(`${file}${suffix}`));
+  // A log kept elsewhere through a link has its WAL and index beside the file it reaches, where SQLite makes them.
+  const real = realpathSync(file);
+  const made = ['-wal', '-shm'].filter((suffix) => !existsSync(`${real}${suffix}`));
   // A lock the newer log's other reader holds (a sqlite3 shell) is waited for a while, as the log's own open does.
   const db = new DatabaseSync(file, { readOnly: true, timeout: 5_000 });
   return {
@@ -28,7 +30,7 @@ function openReadOnly(file: string): { db: DatabaseSync; close: () => void } {
     close: () => {
       db.close();
       for (const suffix of made) {
-        const left = `${file}${suffix}`;
+        const left = `${real}${suffix}`;
         // Only the index, and a WAL still empty: one with frames was written by someone else meanwhile.
         if (suffix === '-shm' || statSync(left, { throwIfNoEntry: false })?.size === 0) rmSync(left, { force: true });
       }

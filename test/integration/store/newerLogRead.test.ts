@@ -1,4 +1,4 @@
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -43,6 +43,18 @@ describe("a newer Airlock's log, read for its spend", () => {
     expect(spend.spendSince({ sinceMs: 0, profileId: 'p' })).toBe(2.5);
     spend.close();
     expect(newerLogFiles(dataDir)).toEqual(before);
+  });
+
+  it('kept on another disk through a link: reading leaves no file beside the file it reaches either', () => {
+    const disk = path.join(dataDir, 'other-disk');
+    const db = openLogDatabase({ dataDir: disk });
+    db.exec(`PRAGMA user_version = ${NEWER_SCHEMA}`);
+    db.close();
+    symlinkSync(path.join(disk, DATABASE_FILE_NAME), path.join(dataDir, DATABASE_FILE_NAME));
+    const before = newerLogFiles(disk);
+    expect(newerLogSchema(dataDir, scanLogWal(dataDir))).toBe(NEWER_SCHEMA);
+    openNewerLogSpend(dataDir, runOnlyDir, Date.now()).close();
+    expect(newerLogFiles(disk)).toEqual(before);
   });
 
   it("is told newer by the WAL's page 1 where only the WAL holds the newer schema", () => {

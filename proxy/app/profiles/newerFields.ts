@@ -35,8 +35,8 @@ export function newerFieldsNotice(newer: NewerFields, formatPath: (path: FieldPa
 
 /**
  * What a save writes: `config`, with the revision it holds fields of (never lowered: the newer
- * fields stay), and each newer field put back where an edit kept its object (a profile or token
- * by its id or name, as edits may remove or reorder them; one removed takes its fields with it).
+ * fields stay), and each newer field put back where an edit kept its object (found as `counterpart`
+ * says, as edits may remove or reorder them; one removed takes its fields with it).
  */
 export function fileTreeOf(config: ConfigFile, newer: NewerFields | null): ConfigFile {
   const revision = Math.max(config.configRevision ?? 1, newer?.revision ?? 1, CONFIG_REVISION);
@@ -62,10 +62,17 @@ function restore(tree: unknown, raw: unknown, fieldPath: FieldPath): void {
   if (typeof key === 'string' && isRecord(from) && isRecord(to) && !Object.hasOwn(to, key)) to[key] = from[key];
 }
 
-/** The item an edit kept in place of `item`: by its id or name where it has one, else at its position. */
+/**
+ * The item an edit kept in place of `item`: by its id or name where it has one, else by what names
+ * it in its list (a price's model, a route's pattern, a fallback's profile and model), else at its
+ * position. By position, a price removed before it gave its newer fields (a discount) to the next model.
+ */
 function counterpart(items: unknown[], item: unknown, index: number): unknown {
+  if (!isRecord(item)) return items[index];
   for (const key of ['id', 'name']) {
-    if (isRecord(item) && typeof item[key] === 'string') return items.find((other) => isRecord(other) && other[key] === item[key]);
+    if (typeof item[key] === 'string') return items.find((other) => isRecord(other) && other[key] === item[key]);
   }
-  return items[index];
+  const naming = ['pattern', 'model', 'profileId'].filter((key) => typeof item[key] === 'string');
+  if (naming.length === 0) return items[index];
+  return items.find((other) => isRecord(other) && naming.every((key) => other[key] === item[key]));
 }

@@ -1,0 +1,46 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../../../proxy/app/profiles/configParse.ts';
+import { fileTreeOf } from '../../../../proxy/app/profiles/newerFields.ts';
+import { CONFIG_REVISION, type ConfigFile } from '../../../../proxy/contracts/config.ts';
+
+const price = (model: string) => ({ model, inputPer1M: 1, outputPer1M: 2 });
+
+/** The file a newer Airlock wrote, with a field of its own on the price of `gpt-4o` only. */
+function newerFile(): { config: ConfigFile; newer: NonNullable<Extract<ReturnType<typeof parseConfigText>, { ok: true }>['newer']> } {
+  const text = JSON.stringify({
+    version: 1,
+    configRevision: CONFIG_REVISION + 1,
+    profiles: [
+      {
+        id: 'work',
+        name: 'Work',
+        baseUrl: 'https://gw.example/v1',
+        prices: [{ ...price('gpt-4o'), futureBatchDiscount: 0.5 }, price('gpt-4o-mini')],
+        modelRoutes: [
+          { pattern: 'claude-*', target: 'gpt-4o' },
+          { pattern: 'o3*', target: 'gpt-4o-mini', futureOnlyFor: 'codex' },
+        ],
+      },
+    ],
+  });
+  const parsed = parseConfigText(text);
+  if (!parsed.ok || parsed.newer === null) throw new Error('not a newer file');
+  return { config: parsed.config, newer: parsed.newer };
+}
+
+type Rows = Record<string, unknown>[];
+
+describe("a newer Airlock's fields on items that have no id or name, at a save", () => {
+  it('stay with the item they were on when an edit removes one before it, and go with one the edit removes', () => {
+    const { config, newer } = newerFile();
+    const profile = config.profiles[0];
+    if (profile === undefined) throw new Error('no profile');
+    // Removed here: the gpt-4o price and the claude-* route, in the window's price table and route list.
+    profile.prices = profile.prices.filter((row) => row.model !== 'gpt-4o');
+    profile.modelRoutes = profile.modelRoutes.filter((route) => route.pattern !== 'claude-*');
+    const saved = fileTreeOf(config, newer).profiles[0] as unknown as { prices: Rows; modelRoutes: Rows };
+    // The discount was gpt-4o's: given to gpt-4o-mini, the newer Airlock would charge it at half price.
+    expect(saved.prices).toEqual([price('gpt-4o-mini')]);
+    expect(saved.modelRoutes).toEqual([{ pattern: 'o3*', target: 'gpt-4o-mini', futureOnlyFor: 'codex' }]);
+  });
+});

@@ -1,3 +1,4 @@
+import { isDeepStrictEqual } from 'node:util';
 import { findNodeAtLocation, parse as parseJsonc, parseTree, type ParseError } from 'jsonc-parser';
 import { jsonSyntaxErrorAt, lineAndColumn } from '../../core/jsonSyntaxError.ts';
 import type { z } from 'zod';
@@ -6,7 +7,7 @@ import { withoutByteOrderMark } from '../../core/byteOrderMark.ts';
 import { isRecord } from '../../core/isRecord.ts';
 import { redactSecrets } from '../../core/redact.ts';
 import { PLAIN_HINT, type NamedCommand } from '../../contracts/cli.ts';
-import { newerFieldsOf, type NewerFields } from './newerFields.ts';
+import { newerFieldsOf, withNewerValuesAside, type NewerFields } from './newerFields.ts';
 
 export type ConfigParseResult = { ok: true; config: ConfigFile; newer: NewerFields | null } | { ok: false; message: string };
 
@@ -25,21 +26,25 @@ export function parseConfigText(fileText: string, command: NamedCommand = PLAIN_
     return { ok: false, message: describeSyntaxError(text, error) };
   }
   const result = configFileSchema.safeParse(value);
-  if (!result.success) {
+  const aside = result.success ? { config: result.data, values: [] } : withNewerValuesAside(value);
+  if (aside === null) {
     return {
       ok: false,
-      message: result.error.issues
+      message: (result.error?.issues ?? [])
         .slice(0, 3)
         .map((issue) => describeIssue(text, issue))
         .join('; '),
     };
   }
-  const unknown = unknownFieldPaths(value, result.data);
+  const config = aside.config;
+  // A value set aside whose field has no default (an optional one) is left out of `config`: a newer field, kept as one.
+  const unknown = unknownFieldPaths(value, config);
   // A newer Airlock keeps no secret in the file either: a key typed in is refused whatever the revision,
   // inside a newer field too (kept through every save, it would stay in the file unsaid).
   const secrets = unknown.flatMap((fieldPath) => secretFieldPaths(valueAt(value, fieldPath), fieldPath));
-  const newer = secrets.length > 0 ? null : newerFieldsOf(value, unknown);
-  if (unknown.length === 0 || newer !== null) return { ok: true, config: result.data, newer };
+  const values = aside.values.filter((fieldPath) => !unknown.some((other) => isDeepStrictEqual(other, fieldPath)));
+  const newer = secrets.length > 0 ? null : newerFieldsOf(value, unknown, values, config);
+  if (unknown.length + values.length === 0 || newer !== null) return { ok: true, config, newer };
   return {
     ok: false,
     message: (secrets.length > 0 ? secrets : unknown)

@@ -44,3 +44,47 @@ describe("a newer Airlock's fields on items that have no id or name, at a save",
     expect(saved.modelRoutes).toEqual([{ pattern: 'o3*', target: 'gpt-4o-mini', futureOnlyFor: 'codex' }]);
   });
 });
+
+describe('a value a newer Airlock takes and this one refuses (a roll-back), in a file of a later revision', () => {
+  const file = (revision: number) =>
+    JSON.stringify({
+      version: 1,
+      configRevision: revision,
+      profiles: [
+        {
+          id: 'work',
+          name: 'Work',
+          baseUrl: 'https://gw.example/v1',
+          // A fourth mode the newer Airlock added, and a timeout above this one's bound of 1 h.
+          protocolModes: { messages: 'passthrough', responses: 'native' },
+          timeouts: { idleTimeoutMs: 7_200_000 },
+        },
+      ],
+    });
+
+  it('is used as its default here, named, and kept through a save unless the save changed it', () => {
+    const parsed = parseConfigText(file(CONFIG_REVISION + 1));
+    if (!parsed.ok) throw new Error(parsed.message);
+    const profile = parsed.config.profiles[0];
+    expect(profile?.protocolModes).toEqual({ messages: 'auto', responses: 'native' });
+    expect(profile?.timeouts.idleTimeoutMs).toBe(300_000);
+    expect(parsed.newer?.values.map((value) => value.path)).toEqual([
+      ['profiles', 0, 'protocolModes', 'messages'],
+      ['profiles', 0, 'timeouts', 'idleTimeoutMs'],
+    ]);
+    const edited = structuredClone(parsed.config);
+    const editedProfile = edited.profiles[0];
+    if (editedProfile === undefined) throw new Error('no profile');
+    // Changed here: this one's choice is the file's now.
+    editedProfile.timeouts.idleTimeoutMs = 600_000;
+    const saved = fileTreeOf(edited, parsed.newer).profiles[0];
+    expect(saved?.protocolModes.messages).toBe('passthrough');
+    expect(saved?.timeouts.idleTimeoutMs).toBe(600_000);
+  });
+
+  it("is refused as before in a file of this Airlock's revision, where it is a mistake", () => {
+    const parsed = parseConfigText(file(CONFIG_REVISION));
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.message).toContain('profiles[0].protocolModes.messages');
+  });
+});

@@ -41,8 +41,12 @@ export function parseConfigText(fileText: string, command: NamedCommand = PLAIN_
   const unknown = unknownFieldPaths(value, config);
   // A newer Airlock keeps no secret in the file either: a key typed in is refused whatever the revision,
   // inside a newer field too (kept through every save, it would stay in the file unsaid).
-  const secrets = unknown.flatMap((fieldPath) => secretFieldPaths(valueAt(value, fieldPath), fieldPath));
   const values = aside.values.filter((fieldPath) => !unknown.some((other) => isDeepStrictEqual(other, fieldPath)));
+  // A value set aside is kept through saves as a newer field is: one holding a key's shape (a header's value typed in) is refused.
+  const secrets = [
+    ...unknown.flatMap((fieldPath) => secretFieldPaths(valueAt(value, fieldPath), fieldPath)),
+    ...values.filter((fieldPath) => holdsSecretShape(valueAt(value, fieldPath))),
+  ];
   const newer = secrets.length > 0 ? null : newerFieldsOf(value, unknown, values, config);
   if (unknown.length + values.length === 0 || newer !== null) return { ok: true, config, newer };
   return {
@@ -116,7 +120,7 @@ function valueAt(raw: unknown, fieldPath: readonly (string | number)[]): unknown
  * its spelling" would send the user to try `api_key` next. The value itself is never repeated.
  */
 function unknownFieldProblem(raw: unknown, fieldPath: readonly (string | number)[], command: NamedCommand): string {
-  if (!isSecretField(fieldPath)) return 'unknown field: check its spelling, or remove it';
+  if (!isSecretField(fieldPath) && !holdsSecretShape(valueAt(raw, fieldPath))) return 'unknown field: check its spelling, or remove it';
   const noSecret = `${CONFIG_FILE_NAME} holds no secret: remove this field, and`;
   if (fieldPath[0] === 'settings' && fieldPath[1] === 'traceExport') {
     return `${noSecret} give a collector's header with \`${command('export traces --header <name>')}\` (its value goes to the OS keychain)`;

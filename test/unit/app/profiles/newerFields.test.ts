@@ -82,6 +82,17 @@ describe('a value a newer Airlock takes and this one refuses (a roll-back), in a
     expect(saved?.timeouts.idleTimeoutMs).toBe(600_000);
   });
 
+  it('is refused where it holds a key, as a field typed in would be', () => {
+    const typed = JSON.parse(file(CONFIG_REVISION + 1)) as Record<string, unknown>;
+    typed.settings = { notifications: 'Bearer sk-typed-into-the-file-0123456789' };
+    const parsed = parseConfigText(JSON.stringify(typed));
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.message).toContain('settings.notifications');
+    expect(parsed.message).toContain('holds no secret');
+    expect(parsed.message).not.toContain('sk-typed');
+  });
+
   it("is refused as before in a file of this Airlock's revision, where it is a mistake", () => {
     const parsed = parseConfigText(file(CONFIG_REVISION));
     expect(parsed.ok).toBe(false);

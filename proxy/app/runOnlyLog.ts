@@ -2,11 +2,11 @@ import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { formatCredits } from '../contracts/amounts.ts';
 import type { LedgerGap } from '../contracts/log.ts';
-import { NewerLogReadError, openNewerLogSpend, type NewerLogSpend } from '../store/newerLogRead.ts';
-import type { FoldedRunOnlyLog } from '../store/runOnlyFold.ts';
-import { recoverDamagedLog } from '../store/logRecovery.ts';
+import { NewerLogReadError, newerLogSchema, openNewerLogSpend, type NewerLogSpend } from '../store/newerLogRead.ts';
+import { foldNestedRunOnlyLog, type FoldedRunOnlyLog } from '../store/runOnlyFold.ts';
+import { recoverDamagedLog, scanLogWal } from '../store/logRecovery.ts';
 import type { RequestLog } from '../store/requestLog.ts';
-import { DATABASE_FILE_NAME, type NewerLogError, SCHEMA_VERSION } from '../store/schema.ts';
+import { DATABASE_FILE_NAME, NewerLogError, SCHEMA_VERSION } from '../store/schema.ts';
 import type { SeededLog, SeededLogOptions } from './seededLog.ts';
 
 /** Where an Airlock beside a newer one's log logs its own requests, until that log is its own again (foldRunOnlyLog). */
@@ -29,17 +29,32 @@ export function runOnlyLogDir(dataDir: string): string {
  * it cannot be read, every daily and monthly cap refuses (the ledger gap), as for any spend the log
  * lost; profiles and clients without one go on.
  */
-export function openBesideNewerLog(options: SeededLogOptions, newer: NewerLogError): SeededLog {
+export function openBesideNewerLog(options: SeededLogOptions, newer: NewerLogError, unreadable: string | null = null): SeededLog {
   const dir = runOnlyLogDir(options.dataDir);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const newerLog = path.join(options.dataDir, DATABASE_FILE_NAME);
   const written = `The request log ${newerLog} was written by a newer Airlock (schema ${newer.schemaVersion}; this one knows ${SCHEMA_VERSION})`;
   const apart = `logs its requests apart, in ${dir}, which the update back adds to it`;
+  // A second roll-back in a row (3 to 2 to 1): the first one's log apart is newer than this Airlock too,
+  // and opening it failed the start. Told from its bytes first (as the data directory's: it is not
+  // written), this run logs apart inside its folder, and the caps refuse: neither log's spend is read.
+  const apartSchema = newerLogSchema(dir, scanLogWal(dir));
+  if (apartSchema !== null) {
+    return openBesideNewerLog(
+      { ...options, dataDir: dir },
+      new NewerLogError(apartSchema),
+      `it holds what an earlier roll-back logged apart from ${newerLog} (schema ${newer.schemaVersion}), whose spend this Airlock does not read either`,
+    );
+  }
   // Damaged by a crash or a disk fault, it is mended as the data directory's log is: opened as it was, it failed the start.
   const recovery = recoverDamagedLog(dir);
+  // Back from such a second roll-back: what it logged apart inside this folder joins this log first.
+  const folded = foldNestedRunOnlyLog(dir);
   const log = options.open(options.tellFailure, dir);
+  const startNotice = foldedNotice(folded).join(' ') || null;
   let unread: string;
   try {
+    if (unreadable !== null) throw new NewerLogReadError(unreadable);
     const spend = openNewerLogSpend(options.dataDir, dir, Date.now());
     const counting = withNewerSpend(log, spend);
     try {
@@ -51,7 +66,7 @@ export function openBesideNewerLog(options: SeededLogOptions, newer: NewerLogErr
     const notice =
       `${written}. This Airlock leaves that log as it is and ${apart}. Daily and monthly caps count the spend of both: ` +
       `that log is read for it, never written. Update Airlock to see that log's requests again.`;
-    return { log: counting, recovery, startNotice: null, newerLogNotice: notice };
+    return { log: counting, recovery, startNotice, newerLogNotice: notice };
   } catch (error) {
     if (!(error instanceof NewerLogReadError)) throw error;
     unread = error.message;
@@ -62,7 +77,7 @@ export function openBesideNewerLog(options: SeededLogOptions, newer: NewerLogErr
     `${DATABASE_FILE_NAME} and its -wal out of ${options.dataDir} to start a fresh log here (the spend in it is then not counted).`;
   const gapped = withLedgerGap(log, reason);
   options.seed(gapped);
-  return { log: gapped, recovery, startNotice: null, newerLogNotice: reason };
+  return { log: gapped, recovery, startNotice, newerLogNotice: reason };
 }
 
 /** The log, whose spend for the caps (and their progress) is its own and the newer log's; that log closes with it. */

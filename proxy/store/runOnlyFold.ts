@@ -1,9 +1,9 @@
 import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { CLEAN_CLOSE_FILE_NAME } from './logCheck.ts';
 import { recoverDamagedLog } from './logRecovery.ts';
 import { LOST_SPEND_MARKER_FILE_NAME } from './lostSpendMarker.ts';
-import { DATABASE_FILE_NAME, openLogDatabase } from './schema.ts';
+import { DATABASE_FILE_NAME, NewerLogError, openLogDatabase } from './schema.ts';
 import { DAMAGED_SPEND_FILE_NAME } from './write/unwrittenMirror.ts';
 import {
   SPACE_RESERVE_FILE_NAME,
@@ -51,6 +51,8 @@ export function foldRunOnlyLog(dataDir: string, runOnlyDir: string): FoldedRunOn
   // after the update. Its rows are read back into a fresh one, the damaged file stays in the folder
   // (which keeps it), and where nothing could be read the lost-spend marker moves beside this log below.
   const recovery = recoverDamagedLog(runOnlyDir);
+  // A second roll-back in a row logged apart inside this folder (app/runOnlyLog.ts): those rows join this one's first.
+  foldNestedRunOnlyLog(runOnlyDir);
   // Brought to this schema first: the older Airlock's log may lack columns this one has.
   openLogDatabase({ dataDir: runOnlyDir }).close();
   // Throws NewerLogError while this log is still a newer Airlock's: the folder then stays.
@@ -101,5 +103,18 @@ function handOverSpendRecords(runOnlyDir: string, dataDir: string): void {
   for (const name of SPEND_RECORDS) {
     const from = join(runOnlyDir, name);
     if (existsSync(from) && !existsSync(join(dataDir, name))) renameSync(from, join(dataDir, name));
+  }
+}
+
+/**
+ * Folds the log a further roll-back wrote inside `runOnlyDir` (a folder of the same name) into the one
+ * there, when this Airlock can write both; else leaves it for a later one. Null when none was folded.
+ */
+export function foldNestedRunOnlyLog(runOnlyDir: string): FoldedRunOnlyLog | null {
+  try {
+    return foldRunOnlyLog(runOnlyDir, join(runOnlyDir, basename(runOnlyDir)));
+  } catch (error) {
+    if (error instanceof NewerLogError) return null;
+    throw error;
   }
 }

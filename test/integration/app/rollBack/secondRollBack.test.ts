@@ -64,10 +64,20 @@ describe('a second roll-back in a row (3 to 2 to 1)', () => {
     expect({ main: newerLogFiles(dataDir), apart: newerLogFiles(apartDir) }).toEqual(filesBefore);
   });
 
-  it('updated back, both logs apart join the log, the innermost first, each row once', async () => {
-    // What this run logged apart, and the updates back: every log is of this schema again.
+  it("updated to 2, what this run logged apart joins 2's log apart, and the caps count it with 3's log", async () => {
+    // What this run logged apart; then the update to 2: its log apart is of this schema again, 3's log still newer.
     insertRow(path.join(apartDir, RUN_ONLY_LOG_DIR_NAME), 'alk_by_1', 0.125);
     setSchema(apartDir, SCHEMA_VERSION);
+    const started = await start();
+    expect(started.log.ledgerGap(Date.now())).toBeNull();
+    expect(started.log.spendSince({ sinceMs: 0, profileId: 'p' })).toBeCloseTo(1.125, 9);
+    expect(started.notices.join('\n')).toContain('1 request(s) an older Airlock logged apart');
+    expect(existsSync(path.join(apartDir, RUN_ONLY_LOG_DIR_NAME))).toBe(false);
+    await started.stop();
+    airlock = undefined;
+  });
+
+  it('updated back to 3, the log apart joins the log, each row once', async () => {
     setSchema(dataDir, SCHEMA_VERSION);
     const started = await start();
     expect(

@@ -9,10 +9,13 @@ import { ASIDE_NAME_SOURCE } from '../core/asideName.ts';
 const FIX_BY_KIND: Record<NoticeKind, string> = {
   data_dir_not_private: 'Run the chmod command it names (or make the data directory yours), then restart Airlock.',
   config_file: 'Create the file the link points to, or save any setting in Airlock and it is created there.',
+  config_newer: 'Update Airlock to use them. Nothing is lost meanwhile: every change made here keeps them in the file.',
   keychain_unavailable: 'Unlock or start the OS keychain: Airlock reads the keys as soon as it answers.',
   environment_key: 'Nothing to do for this run; start Airlock without AIRLOCK_API_KEY to use the key kept in the keychain.',
   log_recovered: 'Nothing to do: a new request log is in use. Keep or delete the damaged one it names.',
   log_start: 'Nothing more than it says: where caps are refused for now, deleting the file it names accepts the loss.',
+  log_newer:
+    'Update Airlock to the version that wrote the log: it takes in the requests logged apart. Where caps are refused, staying on this one is also a way: move the log it names out of the data directory and restart Airlock (a fresh log starts, without the spend in that one).',
   capabilities_file: 'Nothing to do: models are checked again as needed. Keep or delete the file set aside.',
   reasoning_efforts_file: 'Nothing to do: refusals are learned again as needed. Keep or delete the file set aside.',
   max_tokens_file: 'Nothing to do: refusals are learned again as needed. Keep or delete the file set aside.',

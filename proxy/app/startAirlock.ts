@@ -163,6 +163,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   const fileProblem = store.problem();
   if (fileProblem) notices.push(fileProblem);
   else notice('config_file', store.startNotice());
+  notice('config_newer', store.newerFieldsNotice());
   // `airlock serve` has no window: a hand edit it refuses (or its fix) is said on stderr as it happens.
   store.onProblemChange((problem) =>
     console.error(`[airlock] ${problem ?? `${CONFIG_FILE_NAME} is valid again; its settings are in use.`}`),
@@ -225,9 +226,9 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   const ledger = new SpendLedger();
   const opened = await openSeededLog({
     dataDir: options.dataDir,
-    open: (onError) =>
+    open: (onError, logDir) =>
       createRequestLog({
-        dataDir: options.dataDir,
+        dataDir: logDir,
         ...(options.maxLogBytes === undefined ? {} : { maxDbBytes: options.maxLogBytes }),
         knownSecrets,
         backlogBytes: () => logBacklogBytes(config.snapshot().settings.memoryLimits),
@@ -248,6 +249,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   const { log, recovery: logRecovery } = opened;
   notice('log_recovered', logRecovery?.message ?? null);
   notice('log_start', opened.startNotice);
+  notice('log_newer', opened.newerLogNotice);
   const stopFollowingZone = followOsTimeZone(ledger, log);
   const spendGate = createSpendGate({
     ledger,

@@ -9,6 +9,13 @@ import { MAX_TRACE_HEADERS, normalizeTraceHeaderName, traceHeaderNameProblem } f
  */
 export const CONFIG_FILE_NAME = 'airlock.json';
 export const CONFIG_VERSION = 1;
+/**
+ * Which Airlock's fields the file may hold. An Airlock that adds a field bumps it and writes it
+ * (`configRevision`), so an older one, after a roll-back, can tell a newer one's settings (kept in
+ * the file, not used, said) from a misspelt field (refused). Files without one are of revision 1,
+ * and 1 is not written: an Airlock from before the field would refuse it as unknown.
+ */
+export const CONFIG_REVISION = 1;
 
 export const CLIENT_TOKEN_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -107,7 +114,14 @@ export const settingsSchema = z.object({
 
 export const configFileSchema = z
   .object({
-    version: z.literal(CONFIG_VERSION),
+    // A later version is a file no Airlock of this one can read right (new fields are a revision instead).
+    version: z.literal(CONFIG_VERSION, {
+      error: (issue) =>
+        typeof issue.input === 'number' && issue.input > CONFIG_VERSION
+          ? `written by a newer Airlock (file version ${issue.input}; this one reads ${CONFIG_VERSION}): update Airlock`
+          : `must be ${CONFIG_VERSION}`,
+    }),
+    configRevision: z.number().int().positive().optional(),
     activeProfileId: z.string().nullable().default(null),
     profiles: z.array(profileSchema).default([]),
     clientTokens: z.array(clientTokenRecordSchema).default([]),

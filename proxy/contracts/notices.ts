@@ -3,10 +3,12 @@
 export type NoticeKind =
   | 'data_dir_not_private'
   | 'config_file'
+  | 'config_newer'
   | 'keychain_unavailable'
   | 'environment_key'
   | 'log_recovered'
   | 'log_start'
+  | 'log_newer'
   | 'capabilities_file'
   | 'reasoning_efforts_file'
   | 'max_tokens_file'

@@ -13,7 +13,7 @@ import { DB_HEADER_BYTES, parseDbHeader, scanWal, type WalScan } from './sqliteF
  * size and modification time for that.
  */
 export const DATABASE_SUFFIXES = ['', '-wal', '-shm'] as const;
-const CLEAN_CLOSE_FILE_NAME = 'requests-closed.json';
+export const CLEAN_CLOSE_FILE_NAME = 'requests-closed.json';
 /** Lines of quick_check's findings kept for the message. */
 const REPORTED_FINDINGS = 3;
 

@@ -148,8 +148,13 @@ export interface LogRecoveryIo {
  * back, a marker keeps capped budgets refused over the lost spend's day and month; it also
  * stands from the move until the rows read back are committed, should the process die between.
  */
-export function recoverDamagedLog(dataDir: string, nowMs: number = Date.now(), io: LogRecoveryIo = {}): LogRecoveryReport | null {
-  const { report: foreign, wal } = setForeignWalAside(dataDir, nowMs);
+export function recoverDamagedLog(
+  dataDir: string,
+  nowMs: number = Date.now(),
+  io: LogRecoveryIo = {},
+  scannedWal: WalScan | null = scanLogWal(dataDir),
+): LogRecoveryReport | null {
+  const { report: foreign, wal } = setForeignWalAside(dataDir, nowMs, scannedWal);
   const verdict = checkLogFiles(dataDir, DATABASE_FILE_NAME, io.openForCheck, wal);
   if (verdict.sound && verdict.strayWalProblem !== undefined) return setStrayWalAside(dataDir, nowMs, verdict.strayWalProblem);
   if (verdict.sound) return foreign;
@@ -206,18 +211,33 @@ export function recoverDamagedLog(dataDir: string, nowMs: number = Date.now(), i
 }
 
 /**
+ * The WAL beside the log in `dataDir`, scanned (null: there is none). A start scans it once and
+ * hands the scan on (the newer-log look, the foreign-WAL and log checks): after a crash it can be large.
+ */
+export function scanLogWal(dataDir: string): WalScan | null {
+  const dbPath = join(dataDir, DATABASE_FILE_NAME);
+  try {
+    return existsSync(`${dbPath}-wal`) ? scanWal(`${dbPath}-wal`) : null;
+  } catch (error) {
+    throw new RequestLogUnreadableError(dbPath, error);
+  }
+}
+
+/**
  * A WAL written for another database (foreignWal.ts) is moved aside with its shm, unread, before
  * anything opens the log: SQLite would replay it over the log's pages. The log then opens as its
  * file holds it (and is checked as usual); the report says where the WAL went. `wal` is the scan
  * of the WAL left beside the log, for the log check (null: none is).
  */
-function setForeignWalAside(dataDir: string, nowMs: number): { report: LogRecoveryReport | null; wal: WalScan | null } {
+function setForeignWalAside(
+  dataDir: string,
+  nowMs: number,
+  wal: WalScan | null,
+): { report: LogRecoveryReport | null; wal: WalScan | null } {
   const dbPath = join(dataDir, DATABASE_FILE_NAME);
   const walPath = `${dbPath}-wal`;
-  let wal: WalScan | null;
   let reason: string | null;
   try {
-    wal = existsSync(walPath) ? scanWal(walPath) : null;
     reason = wal === null ? null : foreignWalReason(dbPath, walPath, wal);
   } catch (error) {
     throw new RequestLogUnreadableError(dbPath, error);

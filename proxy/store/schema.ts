@@ -321,13 +321,26 @@ function createPrivately(file: string): void {
   );
 }
 
+/**
+ * The log's schema is a newer Airlock's (a roll-back): its tables may hold columns, rows and rules
+ * this one does not know, so it is neither migrated nor written, and is left as it is for that
+ * Airlock. The start goes on without it (app/runOnlyLog.ts).
+ */
+export class NewerLogError extends Error {
+  readonly schemaVersion: number;
+
+  constructor(schemaVersion: number) {
+    super(
+      `The request log ${DATABASE_FILE_NAME} (schema ${schemaVersion}) was written by a newer Airlock (this one knows ${SCHEMA_VERSION}); update Airlock or move ${DATABASE_FILE_NAME} aside.`,
+    );
+    this.name = 'NewerLogError';
+    this.schemaVersion = schemaVersion;
+  }
+}
+
 function migrate(db: DatabaseSync): void {
   const version = Number(readPragma(db, 'user_version'));
-  if (version > SCHEMA_VERSION) {
-    throw new Error(
-      `The request log (schema ${version}) was written by a newer Airlock (this one knows ${SCHEMA_VERSION}); update Airlock or move ${DATABASE_FILE_NAME} aside.`,
-    );
-  }
+  if (version > SCHEMA_VERSION) throw new NewerLogError(version);
   for (let next = version; next < SCHEMA_VERSION; next += 1) {
     db.exec('BEGIN IMMEDIATE');
     try {

@@ -2,6 +2,7 @@ import { chmodSync, copyFileSync, lstatSync, readdirSync, readFileSync, readlink
 import path from 'node:path';
 import { CONFIG_FILE_NAME, type ConfigFile } from '../../contracts/config.ts';
 import { parseConfigText } from './configParse.ts';
+import type { NewerFields } from './newerFields.ts';
 import type { NamedCommand } from '../../contracts/cli.ts';
 import { withoutByteOrderMark } from '../../core/byteOrderMark.ts';
 
@@ -14,7 +15,7 @@ export interface FileStamp {
 
 export type ConfigFileState =
   | { kind: 'missing' }
-  | { kind: 'ok'; config: ConfigFile; stamp: FileStamp; text: string }
+  | { kind: 'ok'; config: ConfigFile; stamp: FileStamp; text: string; newer: NewerFields | null }
   | { kind: 'broken'; message: string; backupPath: string; stamp: FileStamp };
 
 export const BROKEN_BACKUP_PREFIX = `${CONFIG_FILE_NAME}.broken-`;
@@ -45,7 +46,7 @@ export function readConfigFileState(filePath: string, command: NamedCommand): Co
   const text = readConfigText(filePath);
   if (text === null) return { kind: 'missing' };
   const parsed = parseConfigText(text, command);
-  if (parsed.ok) return { kind: 'ok', config: parsed.config, stamp, text };
+  if (parsed.ok) return { kind: 'ok', config: parsed.config, stamp, text, newer: parsed.newer };
   return { kind: 'broken', message: parsed.message, backupPath: backUpBrokenFile(filePath, text), stamp };
 }
 

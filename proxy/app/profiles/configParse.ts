@@ -1,12 +1,15 @@
+import { isDeepStrictEqual } from 'node:util';
 import { findNodeAtLocation, parse as parseJsonc, parseTree, type ParseError } from 'jsonc-parser';
 import { jsonSyntaxErrorAt, lineAndColumn } from '../../core/jsonSyntaxError.ts';
 import type { z } from 'zod';
 import { CONFIG_FILE_NAME, configFileSchema, type ConfigFile } from '../../contracts/config.ts';
 import { withoutByteOrderMark } from '../../core/byteOrderMark.ts';
 import { isRecord } from '../../core/isRecord.ts';
+import { redactSecrets } from '../../core/redact.ts';
 import { PLAIN_HINT, type NamedCommand } from '../../contracts/cli.ts';
+import { newerFieldsOf, withNewerValuesAside, type NewerFields } from './newerFields.ts';
 
-export type ConfigParseResult = { ok: true; config: ConfigFile } | { ok: false; message: string };
+export type ConfigParseResult = { ok: true; config: ConfigFile; newer: NewerFields | null } | { ok: false; message: string };
 
 /**
  * Parses and validates the text of `airlock.json`. A failure names the field path and the line,
@@ -23,20 +26,32 @@ export function parseConfigText(fileText: string, command: NamedCommand = PLAIN_
     return { ok: false, message: describeSyntaxError(text, error) };
   }
   const result = configFileSchema.safeParse(value);
-  if (!result.success) {
+  const aside = result.success ? { config: result.data, values: [] } : withNewerValuesAside(value);
+  if (aside === null) {
     return {
       ok: false,
-      message: result.error.issues
+      message: (result.error?.issues ?? [])
         .slice(0, 3)
         .map((issue) => describeIssue(text, issue))
         .join('; '),
     };
   }
-  const unknown = unknownFieldPaths(value, result.data);
-  if (unknown.length === 0) return { ok: true, config: result.data };
+  const config = aside.config;
+  // A value set aside whose field has no default (an optional one) is left out of `config`: a newer field, kept as one.
+  const unknown = unknownFieldPaths(value, config);
+  // A newer Airlock keeps no secret in the file either: a key typed in is refused whatever the revision,
+  // inside a newer field too (kept through every save, it would stay in the file unsaid).
+  const values = aside.values.filter((fieldPath) => !unknown.some((other) => isDeepStrictEqual(other, fieldPath)));
+  // A value set aside is kept through saves as a newer field is: one holding a key's shape (a header's value typed in) is refused.
+  const secrets = [
+    ...unknown.flatMap((fieldPath) => secretFieldPaths(valueAt(value, fieldPath), fieldPath)),
+    ...values.filter((fieldPath) => holdsSecretShape(valueAt(value, fieldPath))),
+  ];
+  const newer = secrets.length > 0 ? null : newerFieldsOf(value, unknown, values, config);
+  if (unknown.length + values.length === 0 || newer !== null) return { ok: true, config, newer };
   return {
     ok: false,
-    message: unknown
+    message: (secrets.length > 0 ? secrets : unknown)
       .slice(0, 3)
       .map((fieldPath) => describeField(text, fieldPath, unknownFieldProblem(value, fieldPath, command)))
       .join('; '),
@@ -72,13 +87,40 @@ const SECRET_FIELD_NAMES = new Set([
   'headers',
 ]);
 
+function isSecretField(fieldPath: readonly (string | number)[]): boolean {
+  return SECRET_FIELD_NAMES.has(String(fieldPath.at(-1)).toLowerCase().replace(/[-_]/g, ''));
+}
+
+/**
+ * The paths of fields named as a key at `at` (an unknown field) or inside its `value`. Inside, where
+ * a newer Airlock's setting may well be named `key` or `headers`, only one holding a key's shape
+ * (what redactSecrets masks) counts: refusing the rest would take every setting away again.
+ */
+function secretFieldPaths(value: unknown, at: (string | number)[], inside = false): (string | number)[][] {
+  if (isSecretField(at) && (!inside || holdsSecretShape(value))) return [at];
+  if (Array.isArray(value)) return value.flatMap((item, index) => secretFieldPaths(item, [...at, index], true));
+  if (!isRecord(value)) return [];
+  return Object.keys(value).flatMap((key) => secretFieldPaths(value[key], [...at, key], true));
+}
+
+function holdsSecretShape(value: unknown): boolean {
+  const text = JSON.stringify(value) ?? '';
+  return redactSecrets(text) !== text;
+}
+
+function valueAt(raw: unknown, fieldPath: readonly (string | number)[]): unknown {
+  let value = raw;
+  for (const segment of fieldPath)
+    value = Array.isArray(value) || isRecord(value) ? (value as Record<string, unknown>)[segment] : undefined;
+  return value;
+}
+
 /**
  * A key typed into the file is refused like any unknown field, but told where it goes instead: "check
  * its spelling" would send the user to try `api_key` next. The value itself is never repeated.
  */
 function unknownFieldProblem(raw: unknown, fieldPath: readonly (string | number)[], command: NamedCommand): string {
-  const name = String(fieldPath.at(-1)).toLowerCase().replace(/[-_]/g, '');
-  if (!SECRET_FIELD_NAMES.has(name)) return 'unknown field: check its spelling, or remove it';
+  if (!isSecretField(fieldPath) && !holdsSecretShape(valueAt(raw, fieldPath))) return 'unknown field: check its spelling, or remove it';
   const noSecret = `${CONFIG_FILE_NAME} holds no secret: remove this field, and`;
   if (fieldPath[0] === 'settings' && fieldPath[1] === 'traceExport') {
     return `${noSecret} give a collector's header with \`${command('export traces --header <name>')}\` (its value goes to the OS keychain)`;

@@ -2,6 +2,7 @@ import { existsSync, mkdirSync, watch, type FSWatcher } from 'node:fs';
 import path from 'node:path';
 import { CONFIG_FILE_NAME, configFileSchema, emptyConfig, type ConfigFile } from '../../contracts/config.ts';
 import { formatPath, serializeConfig } from './configParse.ts';
+import { fileTreeOf, newerFieldsNotice, type NewerFields } from './newerFields.ts';
 import { writeFileAtomic } from './atomicWrite.ts';
 import {
   danglingLinkTarget,
@@ -110,6 +111,8 @@ export class ConfigStore {
   #snapshot: ConfigFile;
   #loadedStamp: FileStamp | null = null;
   #problem: ConfigBrokenError | ConfigLinkError | null = null;
+  /** A newer Airlock's fields in the file last read or written, kept at each save. */
+  #newer: NewerFields | null = null;
   /** When the file read in this run was first seen missing; null while it is there. */
   #missingSinceMs: number | null = null;
   readonly #clock: StoreClock;
@@ -147,6 +150,11 @@ export class ConfigStore {
     return `${CONFIG_FILE_NAME} is a link to ${target}, which does not exist yet: Airlock starts with no settings, and the first save creates it.`;
   }
 
+  /** The file holds a newer Airlock's settings, unused here (a roll-back): which, or null. */
+  newerFieldsNotice(): string | null {
+    return this.#newer === null ? null : newerFieldsNotice(this.#newer, formatPath);
+  }
+
   onChange(listener: ConfigListener): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
@@ -178,6 +186,7 @@ export class ConfigStore {
     }
     this.#setProblem(null);
     this.#loadedStamp = state.stamp;
+    this.#newer = state.newer;
     this.#publish(state.config);
   }
 
@@ -232,7 +241,8 @@ export class ConfigStore {
         const next = mutator(structuredClone(state.kind === 'ok' ? state.config : emptyConfig()));
         // Editors and sync tools do not take Airlock's lock: a save of theirs since the read would
         // be overwritten without a word, so the change is made again on what they wrote.
-        if (readConfigText(this.filePath) === (state.kind === 'ok' ? state.text : null)) return this.#write(next);
+        if (readConfigText(this.filePath) === (state.kind === 'ok' ? state.text : null))
+          return this.#write(next, state.kind === 'ok' ? state.newer : null);
       }
       throw new ConfigBusyError();
     });
@@ -242,7 +252,7 @@ export class ConfigStore {
   async reset(): Promise<ConfigFile> {
     return this.#withLock(() => {
       readConfigFileState(this.filePath, this.#command);
-      return this.#write(emptyConfig());
+      return this.#write(emptyConfig(), null);
     });
   }
 
@@ -288,7 +298,7 @@ export class ConfigStore {
     this.#watcher = null;
   }
 
-  #write(next: ConfigFile): ConfigFile {
+  #write(next: ConfigFile, newer: NewerFields | null): ConfigFile {
     const validated = configFileSchema.safeParse(next);
     if (!validated.success) {
       const issue = validated.error.issues[0];
@@ -301,7 +311,8 @@ export class ConfigStore {
         `${CONFIG_FILE_NAME} is a link to ${target}, whose folder ${path.dirname(target)} does not exist: create or mount it, or replace the link.`,
       );
     }
-    writeFileAtomic(this.filePath, serializeConfig(validated.data));
+    writeFileAtomic(this.filePath, serializeConfig(fileTreeOf(validated.data, newer)));
+    this.#newer = newer;
     this.#loadedStamp = statStamp(this.filePath);
     this.#missingSinceMs = null;
     this.#setProblem(null);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseConfigText } from '../../../../proxy/app/profiles/configParse.ts';
 import { CLI_COMMAND } from '../../../../proxy/contracts/cli.ts';
+import { CONFIG_REVISION } from '../../../../proxy/contracts/config.ts';
 
 const validProfile = { id: 'work', name: 'Work', baseUrl: 'https://gw.example/v1' };
 
@@ -48,6 +49,42 @@ describe('parseConfigText', () => {
     if (result.ok) return;
     const line = text.split('\n').findIndex((candidate) => candidate.includes(key)) + 1;
     expect(result.message).toContain(`airlock.json: ${fieldPath} (line ${line}): unknown field`);
+  });
+
+  it("takes a newer Airlock's fields (a file of a later revision) as that Airlock's settings, not as misspelt ones", () => {
+    const newer = { version: 1, configRevision: CONFIG_REVISION + 1, futureSetting: true, profiles: [{ ...validProfile, futureField: 1 }] };
+    const result = parseConfigText(pretty(newer));
+    expect(result.ok && result.newer?.paths).toEqual([['futureSetting'], ['profiles', 0, 'futureField']]);
+    // This Airlock's own revision (or none) holds no field it does not know: such a field is misspelt.
+    const own = parseConfigText(pretty({ ...newer, configRevision: CONFIG_REVISION }));
+    expect(own.ok).toBe(false);
+    if (!own.ok) expect(own.message).toContain('airlock.json: futureSetting (line 4): unknown field');
+  });
+
+  it("refuses a key typed into a newer Airlock's file as into any other", () => {
+    const typed = { version: 1, configRevision: CONFIG_REVISION + 1, futureSetting: true, apiKey: 'sk-typed-into-the-file-0123456789' };
+    const result = parseConfigText(pretty(typed));
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.message).not.toContain('sk-typed');
+  });
+
+  it("refuses a key typed inside a newer Airlock's field, which every save would keep in the file", () => {
+    const typed = {
+      version: 1,
+      configRevision: CONFIG_REVISION + 1,
+      settings: { futureCollector: { url: 'https://collector.example', headers: [{ Authorization: 'Bearer sk-typed-0123456789' }] } },
+      profiles: [{ ...validProfile, futureRouting: { gatewayKey: 'sk-typed-into-the-file-0123456789' } }],
+    };
+    const result = parseConfigText(pretty(typed));
+    expect(result.ok).toBe(false);
+    if (result.ok) return;
+    expect(result.message).toContain('settings.futureCollector.headers');
+    expect(result.message).toContain('holds no secret');
+    expect(result.message).toContain('profiles[0].futureRouting.gatewayKey');
+    expect(result.message).not.toContain('sk-typed');
+    // A newer setting that only happens to be named like one holds no key.
+    const named = { ...typed, settings: { futureSort: { key: 'date', headers: ['x-request-id'] } }, profiles: [validProfile] };
+    expect(parseConfigText(pretty(named)).ok).toBe(true);
   });
 
   it.each([

@@ -36,8 +36,9 @@ interface Waiter {
 let holdSignalForNewThreads: SharedArrayBuffer | null = null;
 
 /**
- * Test hook: reader threads started from now on wait before each read while the signal's first
- * Int32 is 0 (null: none do). Shows that a read held inside the thread holds up nothing else.
+ * Test hook: reader threads started from now on count each read in the signal's second Int32 and
+ * wait before it while the first is 0 (null: none do). Shows that a read held inside the thread
+ * holds up nothing else.
  */
 export function holdReadsOfNewReaderThreads(signal: SharedArrayBuffer | null): void {
   holdSignalForNewThreads = signal;

@@ -40,8 +40,8 @@ export type ReadName = keyof ReaderReads;
 export interface ReaderThreadData {
   databasePath: string;
   /**
-   * Test hook: while its first element is 0, the thread waits before each read, as a read held by
-   * a slow query would (Atomics.wait; set it to 1 and notify to let reads through).
+   * Test hook, two Int32s: the thread counts each read in the second, then waits while the first is
+   * 0, as a read held by a slow query would (Atomics.wait; set it to 1 and notify to let reads through).
    */
   holdSignal: SharedArrayBuffer | null;
 }

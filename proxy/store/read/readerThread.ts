@@ -40,7 +40,10 @@ const reads: ReaderReads = {
 
 function answer(message: ToReaderThread): FromReaderThread {
   try {
-    if (hold !== null) Atomics.wait(hold, 0, 0);
+    if (hold !== null) {
+      Atomics.add(hold, 1, 1);
+      Atomics.wait(hold, 0, 0);
+    }
     secretsOfThisRead = message.secrets;
     const read = reads[message.read] as (...args: unknown[]) => unknown;
     return { id: message.id, ok: true, value: read(...message.args) };

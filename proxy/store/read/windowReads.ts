@@ -21,9 +21,10 @@ type DamageMarkingAsync = <T>(read: () => Promise<T>) => Promise<T>;
 /**
  * The thread's answers with what only this thread knows merged in, as the synchronous queries
  * merge it: the spend the database could not take or has not received yet (`unwrittenEntries`),
- * read as the answer arrives. A fold the log thread writes between the reader's snapshot and the
- * answer counts in neither until the next read: a moment's shortfall in the window's figures,
- * never a double count (spend caps check the ledger, not these reads).
+ * read as the answer arrives. Rows the log thread writes after the reader's snapshot and reports
+ * before the answer count in neither until the next read (rows written before it and not yet
+ * reported count twice for a moment, as on the main connection): a moment's error in the window's
+ * figures while the log is behind or the disk full; spend caps check the ledger, not these reads.
  */
 export function windowReadsOf(reads: AsyncReads, unwrittenEntries: () => SpendEntry[], marking: DamageMarkingAsync): WindowReads {
   return {

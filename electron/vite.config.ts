@@ -5,7 +5,7 @@ import { defineConfig, type EnvironmentOptions } from 'vite';
 
 /**
  * Bundles the Electron main process (ESM: Electron 45 loads an ESM main, and package.json says
- * "type": "module"), the request log's, the tokenizer's and the translation threads, the keychain's
+ * "type": "module"), the request log's writer and reader, the tokenizer's and the translation threads, the keychain's
  * utility process and the preload (CommonJS: a sandboxed preload cannot be an ES module) into
  * dist-electron/. Runtime dependencies stay external: electron-builder ships them in node_modules,
  * and native or CommonJS ones (keytar, express) must not be inlined into an ES module.
@@ -40,6 +40,8 @@ export default defineConfig({
     preload: electronEntry('electron/preload.ts', 'cjs', 'preload.cjs', false),
     // The request log's writer thread: a script of its own, found next to main.js (logThreadClient.ts).
     logThread: electronEntry('proxy/store/write/logThread.ts', 'es', 'logThread.js', false),
+    // The request log's reader thread, for the window's reads, found next to main.js the same way (logReader.ts).
+    readerThread: electronEntry('proxy/store/read/readerThread.ts', 'es', 'readerThread.js', false),
     // The tokenizer's thread, found next to main.js the same way (tokenEstimator.ts).
     tokenizerThread: electronEntry('proxy/spend/tokenizerThread.ts', 'es', 'tokenizerThread.js', false),
     // The thread that translates heavy request bodies, the same way (translationThreadClient.ts).
@@ -50,7 +52,7 @@ export default defineConfig({
   builder: {
     // In order: the main build empties dist-electron/ first.
     async buildApp(builder) {
-      for (const name of ['main', 'preload', 'logThread', 'tokenizerThread', 'translationThread', 'keychainUtility']) {
+      for (const name of ['main', 'preload', 'logThread', 'readerThread', 'tokenizerThread', 'translationThread', 'keychainUtility']) {
         const environment = builder.environments[name];
         if (environment) await builder.build(environment);
       }

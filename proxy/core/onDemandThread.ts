@@ -6,6 +6,8 @@ interface OnDemandThreadOptions<FromThread, Waiter> {
   scriptUrl: URL;
   /** The OS thread's name (at most 15 characters on Linux). */
   threadName: string;
+  /** What each thread started is given as its `workerData`, read as it starts. */
+  workerData?: () => unknown;
   /** After this many deaths in a row without an answer, the thread is not started again. */
   maxFailuresInARow: number;
   /** An answer from the thread, with the waiter it was for (undefined if none is waiting for it). */
@@ -96,7 +98,7 @@ export class OnDemandThread<ToThread, FromThread extends { id: number }, Waiter>
   private ensureWorker(): Worker {
     if (this.worker !== null) return this.worker;
     if (!this.available) throw new Error(`the ${this.options.threadName} thread is not started again`);
-    const worker = new Worker(this.options.scriptUrl, { name: this.options.threadName });
+    const worker = new Worker(this.options.scriptUrl, { name: this.options.threadName, workerData: this.options.workerData?.() });
     worker.unref();
     worker.on('message', (answer: FromThread) => this.onMessage(answer));
     // Redacted: the threads read request bodies, and a user may have pasted a key into one.

@@ -11,6 +11,8 @@ import { isDamageError, recordCleanClose, RequestLogUnreadableError } from './lo
 import { LogThreadClient } from './write/logThreadClient.ts';
 import { RequestLogQueries } from './read/queries.ts';
 import { SessionQueries } from './read/sessionQueries.ts';
+import { LogReader } from './read/logReader.ts';
+import { windowReadsOf, type WindowReads } from './read/windowReads.ts';
 import { damageMarkedIdempotencyStore, damageMarkedSessions, type SessionReads } from './damageMarked.ts';
 import { DEFAULT_RETENTION, type RetentionPolicy, type RetentionResult } from './write/retention.ts';
 import { DATABASE_FILE_NAME, databaseFileBytes, openLogDatabase, usedDatabaseBytes } from './schema.ts';
@@ -81,6 +83,11 @@ export interface RequestLog extends QueryMethods {
   readonly startNotices: readonly string[];
   /** Requests grouped by agent session. */
   readonly sessions: SessionReads;
+  /**
+   * The window's reads, on the reader thread: a month's spend or the filter counts take a second
+   * or more on a large log, which the synchronous queries above spend on the forwarding thread.
+   */
+  readonly reads: WindowReads;
 }
 
 export const DEFAULT_FLUSH_INTERVAL_MS = 50;
@@ -125,6 +132,7 @@ class SqliteRequestLog implements RequestLog {
   /** SQLite called the file damaged this run: the next start must check it, so no clean close is recorded. */
   private damageSeen = false;
   private readonly unwritten: UnwrittenMirror;
+  private readonly reader: LogReader;
 
   readonly listRequests: RequestLogQueries['listRequests'];
   readonly facets: RequestLogQueries['facets'];
@@ -137,6 +145,7 @@ class SqliteRequestLog implements RequestLog {
   readonly idempotencyStore: IdempotencyStore;
   readonly startNotices: readonly string[];
   readonly sessions: SessionReads;
+  readonly reads: WindowReads;
 
   constructor(options: RequestLogOptions) {
     this.options = options;
@@ -219,6 +228,12 @@ class SqliteRequestLog implements RequestLog {
     this.totals = (query) => this.read(() => totalsWith(queries.totals(query), unwrittenEntries(), query));
     this.modelStats = (query) => this.read(() => queries.modelStats(query));
     this.spendSince = (query) => this.read(() => spendSinceWith(queries.spendSince(query), unwrittenEntries(), query));
+    this.reader = new LogReader({
+      databasePath: join(options.dataDir, DATABASE_FILE_NAME),
+      knownSecrets: options.knownSecrets,
+      onError: this.onError,
+    });
+    this.reads = windowReadsOf(this.reader.reads, unwrittenEntries, (read) => this.readLater(read));
 
     // A disk already short of space turns bodies off before the first request, not after retention.
     this.safely(() => this.bodies.update(usedDatabaseBytes(this.db)));
@@ -312,6 +327,16 @@ class SqliteRequestLog implements RequestLog {
     }
   }
 
+  /** `read` for a read answered later (the reader thread's): damage it meets is reported the same way. */
+  private async readLater<T>(read: () => Promise<T>): Promise<T> {
+    try {
+      return await read();
+    } catch (error) {
+      if (isDamageError(error)) this.onError(error);
+      throw error;
+    }
+  }
+
   private safely(work: () => unknown): void {
     try {
       work();
@@ -347,6 +372,7 @@ class SqliteRequestLog implements RequestLog {
 
   async close(): Promise<void> {
     if (this.closed) return;
+    await this.reader.close();
     await this.thread.close();
     this.lastDbBytes = databaseFileBytes(this.db);
     // Keeps the query planner's statistics current, cheaply (SQLite's advice for long-lived connections).

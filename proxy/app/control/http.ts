@@ -10,6 +10,7 @@ import type { NamedCommand } from '../../contracts/cli.ts';
 import { TraceHeaderInputError } from '../export/traceHeaders.ts';
 import { DataDirUnwritableError } from '../dataDir.ts';
 import { isDamageError, RESTART_FOR_DAMAGED_LOG } from '../../store/logCheck.ts';
+import { LogReaderUnavailableError } from '../../store/read/logReader.ts';
 
 const STATUS_OF: Record<ApiErrorCode, number> = {
   unauthorized: 401,
@@ -57,6 +58,8 @@ export function toApiError(error: unknown, command: NamedCommand): ApiError {
   if (error instanceof ConfigBrokenError || error instanceof ConfigLinkError) return new ApiError('unavailable', error.message);
   if (error instanceof ConfigBusyError) return new ApiError('conflict', error.message);
   if (error instanceof DataDirUnwritableError) return new ApiError('unavailable', error.message);
+  // The window shows it where the read's figures would be; the next read starts a new reader thread.
+  if (error instanceof LogReaderUnavailableError) return new ApiError('unavailable', error.message);
   if (error instanceof KeychainUnavailableError) return new ApiError('keychain_unavailable', error.message);
   // The log that met the damage told the user and marked it (SqliteRequestLog.read): SQLite's words and "a fault in Airlock" would both mislead.
   if (isDamageError(error))

@@ -43,7 +43,9 @@ export class ModelCatalog {
     if (!profile) return { profileId: null, fetchedAtMs: null, models: [], error: null };
     if (refresh || (!cachedGatewayModels(profile) && !this.#errors.has(profile.id))) await this.#fetch(deps, profile, nowMs);
     const cached = cachedGatewayModels(profile);
-    const stats = new Map(deps.log.modelStats({ fromMs: nowMs - STATS_WINDOW_MS, toMs: nowMs + 1 }).map((entry) => [entry.model, entry]));
+    const stats = new Map(
+      (await deps.log.reads.modelStats({ fromMs: nowMs - STATS_WINDOW_MS, toMs: nowMs + 1 })).map((entry) => [entry.model, entry]),
+    );
     const models: ModelRow[] = (cached?.ids ?? []).map((id) => ({
       id,
       price: findPrice(profile.prices, id) ?? null,

@@ -12,8 +12,8 @@ const RECENT_WINDOW_MS = 24 * 60 * 60_000;
 const LIST_FETCH_TIMEOUT_MS = 5_000;
 
 /** The models the recent requests asked for, newest first, each once. */
-export function recentRequestedModels(deps: ControlDeps, nowMs: number): string[] {
-  const page = deps.log.listRequests({ fromMs: nowMs - RECENT_WINDOW_MS, toMs: nowMs + 1, limit: MAX_PAGE_LIMIT });
+export async function recentRequestedModels(deps: ControlDeps, nowMs: number): Promise<string[]> {
+  const page = await deps.log.reads.listRequests({ fromMs: nowMs - RECENT_WINDOW_MS, toMs: nowMs + 1, limit: MAX_PAGE_LIMIT });
   const seen = new Set<string>();
   for (const row of page.rows) if (row.requestedModel) seen.add(row.requestedModel);
   return [...seen];
@@ -42,7 +42,7 @@ export async function checkProfileSwitch(
   inFlight: number,
   nowMs: number,
 ): Promise<SwitchCheckResponse> {
-  const requested = recentRequestedModels(deps, nowMs);
+  const requested = await recentRequestedModels(deps, nowMs);
   let list = cachedGatewayModels(profile);
   if (!list && requested.length > 0) {
     const target = deps.targets.resolve({ tokenName: null, pinnedProfileId: profile.id });

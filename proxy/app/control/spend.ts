@@ -100,20 +100,31 @@ function emptyDay(day: string): SpendDay {
   return { day, creditsByModel, gatewayCost: null, gatewayCostMixed: false, unstatedRequests: 0 };
 }
 
-export function buildSpend(deps: ControlDeps, range: SpendRange, nowMs: number): SpendResponse {
+/** The Spend screen. Its reads run on the reader thread, asked together: they queue there, not on the forwarding thread. */
+export async function buildSpend(deps: ControlDeps, range: SpendRange, nowMs: number): Promise<SpendResponse> {
   const toMs = nowMs + 1;
   const fromMs = rangeStartMs(range, nowMs);
-  const byModel = deps.log.spendByDay({ fromMs, toMs, groupBy: 'model' });
-  const totalSince = (since: SpendRange) => moneyOf(deps.log.totals({ fromMs: rangeStartMs(since, nowMs), toMs }).costCredits);
+  const reads = deps.log.reads;
+  const totalSince = async (since: SpendRange) => moneyOf((await reads.totals({ fromMs: rangeStartMs(since, nowMs), toMs })).costCredits);
+  const [byModel, byHour, byClient, byProfile, bySession, today, last7Days, last30Days] = await Promise.all([
+    reads.spendByDay({ fromMs, toMs, groupBy: 'model' }),
+    range === 'today' ? reads.spendByDay({ fromMs, toMs, groupBy: 'model', bucket: 'hour' }) : null,
+    reads.spendByDay({ fromMs, toMs, groupBy: 'client' }),
+    reads.spendByDay({ fromMs, toMs, groupBy: 'profile' }),
+    reads.spendByDay({ fromMs, toMs, groupBy: 'session' }),
+    totalSince('today'),
+    totalSince('7d'),
+    totalSince('30d'),
+  ]);
   return {
     range,
-    totals: { today: totalSince('today'), last7Days: totalSince('7d'), last30Days: totalSince('30d') },
+    totals: { today, last7Days, last30Days },
     perDay: daysByModel(byModel),
-    perHour: range === 'today' ? hoursByModel(deps.log.spendByDay({ fromMs, toMs, groupBy: 'model', bucket: 'hour' }), nowMs) : [],
+    perHour: byHour === null ? [] : hoursByModel(byHour, nowMs),
     perModel: sumByGroup(byModel),
-    perClient: sumByGroup(deps.log.spendByDay({ fromMs, toMs, groupBy: 'client' })),
-    perProfile: sumByGroup(deps.log.spendByDay({ fromMs, toMs, groupBy: 'profile' })),
-    perSession: sumByGroup(deps.log.spendByDay({ fromMs, toMs, groupBy: 'session' }), NO_SESSION_KEY),
+    perClient: sumByGroup(byClient),
+    perProfile: sumByGroup(byProfile),
+    perSession: sumByGroup(bySession, NO_SESSION_KEY),
     budgets: budgetProgress(deps.config.snapshot(), deps.log.spendSince, nowMs),
     rates: {
       cnyPerCredit: CNY_PER_CREDIT,

@@ -1,6 +1,6 @@
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import type { RequestExportFormat } from '../../contracts/export.ts';
-import { MAX_PAGE_LIMIT, type RequestCursor, type RequestListFilter } from '../../contracts/log.ts';
+import { MAX_PAGE_LIMIT, type RequestCursor, type RequestListFilter, type RequestPage, type StoredRequest } from '../../contracts/log.ts';
 import type { RequestLogQueries } from '../../store/read/queries.ts';
 import { requestsCsv } from './csv.ts';
 import { harEntryOf, harLogOf } from './har.ts';
@@ -8,8 +8,11 @@ import { harEntryOf, harLogOf } from './har.ts';
 /** A response, a file or stdout: what the CLI's streams and Express both are. */
 export type ExportSink = NodeJS.WritableStream & { readonly destroyed?: boolean };
 
-/** The log's read side, as the control API (the running log) and the CLI (a read-only connection) both have it. */
-export type ExportSource = Pick<RequestLogQueries, 'listRequests' | 'getRequest'>;
+/** The log's list and detail, as the CLI reads them now (its read-only connection) and the control API later (the reader thread). */
+export interface ExportSource {
+  listRequests(...args: Parameters<RequestLogQueries['listRequests']>): RequestPage | Promise<RequestPage>;
+  getRequest(id: string): StoredRequest | null | Promise<StoredRequest | null>;
+}
 
 export interface RequestExportOptions {
   format: RequestExportFormat;
@@ -60,10 +63,10 @@ function write(sink: ExportSink, text: string): Promise<void> {
 }
 
 /** Every page of the filtered log, newest first (the list's keyset order), so memory holds one page at a time. */
-function* pagesOf(source: ExportSource, filter: RequestExportOptions['filter']) {
+async function* pagesOf(source: ExportSource, filter: RequestExportOptions['filter']) {
   let cursor: RequestCursor | undefined;
   do {
-    const page = source.listRequests({ ...filter, limit: MAX_PAGE_LIMIT, ...(cursor ? { beforeCursor: cursor } : {}) });
+    const page = await source.listRequests({ ...filter, limit: MAX_PAGE_LIMIT, ...(cursor ? { beforeCursor: cursor } : {}) });
     yield page.rows;
     cursor = page.nextCursor ?? undefined;
   } while (cursor !== undefined);
@@ -77,7 +80,7 @@ function* pagesOf(source: ExportSource, filter: RequestExportOptions['filter']) 
 export async function writeRequestExport(source: ExportSource, sink: ExportSink, options: RequestExportOptions): Promise<number> {
   let count = 0;
   if (options.format === 'csv') {
-    for (const rows of pagesOf(source, options.filter)) {
+    for await (const rows of pagesOf(source, options.filter)) {
       if (rows.length > 0 || count === 0) await write(sink, requestsCsv(rows, { header: count === 0, knownSecrets: options.knownSecrets }));
       count += rows.length;
       await nextTurn();
@@ -88,9 +91,9 @@ export async function writeRequestExport(source: ExportSource, sink: ExportSink,
   const shell = JSON.stringify(harLogOf([], options.airlockVersion));
   const closing = ']}}';
   await write(sink, shell.slice(0, -closing.length));
-  for (const rows of pagesOf(source, options.filter)) {
+  for await (const rows of pagesOf(source, options.filter)) {
     for (const row of rows) {
-      const detail = source.getRequest(row.id);
+      const detail = await source.getRequest(row.id);
       if (detail === null) continue; // removed by retention since the page was read
       await write(sink, (count === 0 ? '' : ',') + JSON.stringify(harEntryOf(detail, options)));
       count += 1;

@@ -17,7 +17,7 @@ export interface ReplayServiceDeps {
   grants: ReplayGrants;
   config: ConfigFile;
   /** The log's read side: the original as the detail route reads it, and the replay's row once written. */
-  readRequest(id: string): StoredRequest | null;
+  readRequest(id: string): StoredRequest | null | Promise<StoredRequest | null>;
   /** Writes what the log has queued, so the replay's row can be read. */
   flushLog(): Promise<void>;
   /** Masked in a replay's answer read from its events, as the log masks its row. */
@@ -140,7 +140,7 @@ export async function replayRequest(
   if (isReplayRefusal(plan)) throw new ReplayRefusedError(plan);
   const { replayId, events } = await send(plan, deps, original.row.id, signal);
   await deps.flushLog();
-  const replayed = deps.readRequest(replayId);
+  const replayed = await deps.readRequest(replayId);
   // The replay ran (and was charged) even when the log cannot take its row (a full disk keeps it in
   // memory): its own events still say what it answered.
   const knownSecrets = deps.knownSecrets();

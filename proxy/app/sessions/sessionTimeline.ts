@@ -16,9 +16,14 @@ import { turnChange, type EarlierTurn } from './turnChange.ts';
 /** Earlier turns a turn is compared with: enough to step over an agent's side requests between two main turns. */
 export const COMPARED_EARLIER_TURNS = 4;
 
+/** Each read answered now (the CLI's own connection) or later (the proxy's reader thread). */
+type NowOrLater<Reads> = {
+  [Name in keyof Reads]: Reads[Name] extends (...args: infer Args) => infer Result ? (...args: Args) => Result | Promise<Result> : never;
+};
+
 export interface TimelineSource {
-  sessions: Pick<SessionQueries, 'session' | 'turns' | 'turnsThrough'>;
-  getRequest(id: string): StoredRequest | null;
+  sessions: NowOrLater<Pick<SessionQueries, 'session' | 'turns' | 'turnsThrough'>>;
+  getRequest(id: string): StoredRequest | null | Promise<StoredRequest | null>;
 }
 
 export interface TimelinePageQuery {
@@ -68,22 +73,25 @@ export async function sessionTimeline(
   sessionId: string,
   query: TimelinePageQuery,
 ): Promise<{ timeline: Omit<AgentSessionTimeline, 'nextCursor'>; nextCursor: RequestCursor | null } | null> {
-  const session = source.sessions.session(sessionId);
+  const session = await source.sessions.session(sessionId);
   if (session === null) return null;
-  const page = source.sessions.turns(sessionId, { limit: query.limit, ...(query.afterCursor ? { afterCursor: query.afterCursor } : {}) });
-  const earlierRows = query.afterCursor ? source.sessions.turnsThrough(sessionId, query.afterCursor, COMPARED_EARLIER_TURNS) : [];
+  const page = await source.sessions.turns(sessionId, {
+    limit: query.limit,
+    ...(query.afterCursor ? { afterCursor: query.afterCursor } : {}),
+  });
+  const earlierRows = query.afterCursor ? await source.sessions.turnsThrough(sessionId, query.afterCursor, COMPARED_EARLIER_TURNS) : [];
   // A turn's bodies take up to about 10 ms to read and compare (1 MB each): the proxy forwards on
   // this thread, so it gets a turn between them.
   const earlier: EarlierTurn[] = [];
   for (const [position, row] of earlierRows.entries()) {
-    earlier.push({ index: page.turnsBefore - earlierRows.length + position + 1, items: requestOf(source.getRequest(row.id)).items });
+    earlier.push({ index: page.turnsBefore - earlierRows.length + position + 1, items: requestOf(await source.getRequest(row.id)).items });
     await yieldToForwarding();
   }
   const turns: SessionTurn[] = [];
   for (const [position, row] of page.rows.entries()) {
     if (position > 0) await yieldToForwarding();
     const index = page.turnsBefore + position + 1;
-    const detail = source.getRequest(row.id);
+    const detail = await source.getRequest(row.id);
     const request = requestOf(detail);
     const change = turnChange(earlier.slice(-COMPARED_EARLIER_TURNS), request.items, request.reason);
     earlier.push({ index, items: request.items });

@@ -21,6 +21,7 @@ import { bodiesFromRecord, rowFromRecord } from '../write/rowCodec.ts';
 import { StatementCache } from './statementCache.ts';
 import { leftSpendBalance, withLeftSpendMoved, type LeftSpendMove } from './leftSpend.ts';
 import { spanOf, type SpendSpan } from './spendSpan.ts';
+import type { LocalBucket } from '../../core/localPeriods.ts';
 import {
   maskedFacetCounts,
   maskedRows,
@@ -266,13 +267,14 @@ export class RequestLogQueries {
       .map((record) => String(record.id));
   }
 
-  spendByDay(query: SpendByDayQuery): SpendByDayRow[] {
+  /** `localBuckets`: the local days or hours, when cut on another thread (spanOf). */
+  spendByDay(query: SpendByDayQuery, localBuckets?: readonly LocalBucket[]): SpendByDayRow[] {
     const group = query.groupBy === null ? 'NULL' : GROUP_COLUMNS[query.groupBy];
     const sums = `${group} AS grp, COUNT(*) AS requests, TOTAL(cost_credits) AS costCredits, SUM(${UNPRICED}) AS unpricedRequests,
          TOTAL(input_tokens) AS inputTokens, TOTAL(output_tokens) AS outputTokens,
          SUM(gateway_cost) AS gatewayCost, SUM(${UNSTATED}) AS unstatedRequests,
          json_group_array(DISTINCT profile_id) FILTER (WHERE gateway_cost IS NOT NULL AND profile_id IS NOT NULL) AS gatewayCostProfiles`;
-    const span = spanOf(query);
+    const span = spanOf(query, localBuckets);
     const where = span.where === null ? '' : `WHERE ${span.where}`;
     const records = this.statements
       .get(`SELECT ${span.day} AS day, ${sums} FROM ${span.from} ${where} GROUP BY day, grp ORDER BY day, grp`)

@@ -11,7 +11,8 @@ export interface SpendSpan {
   params: SqlParam[];
 }
 
-export function spanOf(query: SpendByDayQuery): SpendSpan {
+/** `buckets`: the local days or hours to sum in, when cut elsewhere (LogReader: another thread's zone). */
+export function spanOf(query: SpendByDayQuery, buckets?: readonly LocalBucket[]): SpendSpan {
   const bucket = query.bucket ?? 'day';
   if (query.utcOffsetMinutes === undefined) {
     // Each local day or hour by its own bounds: the zone's offset differs across a clock change. CROSS
@@ -20,7 +21,7 @@ export function spanOf(query: SpendByDayQuery): SpendSpan {
       day: 'b.value ->> 0',
       from: 'json_each(?) b CROSS JOIN requests ON started_at_ms >= b.value ->> 1 AND started_at_ms < b.value ->> 2',
       where: null,
-      params: [bucketsJson(localBuckets(query.fromMs, query.toMs, bucket))],
+      params: [bucketsJson(buckets ?? localBuckets(query.fromMs, query.toMs, bucket))],
     };
   }
   return {

@@ -31,7 +31,7 @@ export function registerSessionsCommand(program: Command, deps: CliDeps = defaul
         const { log, knownSecrets } = await openLogWithSecrets(command, deps);
         try {
           if (id === undefined) {
-            const page = sessionPage(log.sessions, { limit });
+            const page = await sessionPage(log.sessions, { limit });
             for (const line of sessionListText(page.items)) writeLine(deps.stdout, line);
             if (page.nextCursor) writeLine(deps.stderr, `Showing the ${limit} latest sessions: --limit shows more.`);
             return;

@@ -30,7 +30,7 @@ export function agentSessionRoutes(context: ControlContext): express.Router {
   router.get('/agent-sessions', async (req, res) => {
     const query = listQuery.parse(req.query);
     await deps.log.flush();
-    const page = sessionPage(deps.log.sessions, {
+    const page = await sessionPage(deps.log.reads.sessions, {
       limit: query.limit,
       ...(query.cursor ? { beforeCursor: decodeCursor(query.cursor) } : {}),
     });
@@ -41,11 +41,15 @@ export function agentSessionRoutes(context: ControlContext): express.Router {
   router.get('/agent-sessions/:id', async (req, res) => {
     const query = turnQuery.parse(req.query);
     await deps.log.flush();
-    const result = await sessionTimeline({ sessions: deps.log.sessions, getRequest: deps.log.getRequest }, param(req.params, 'id'), {
-      limit: query.limit,
-      knownSecrets: deps.knownSecrets?.() ?? [],
-      ...(query.cursor ? { afterCursor: decodeCursor(query.cursor) } : {}),
-    });
+    const result = await sessionTimeline(
+      { sessions: deps.log.reads.sessions, getRequest: deps.log.reads.getRequest },
+      param(req.params, 'id'),
+      {
+        limit: query.limit,
+        knownSecrets: deps.knownSecrets?.() ?? [],
+        ...(query.cursor ? { afterCursor: decodeCursor(query.cursor) } : {}),
+      },
+    );
     if (result === null) throw notFound('The session');
     const body: AgentSessionTimeline = { ...result.timeline, nextCursor: result.nextCursor ? encodeCursor(result.nextCursor) : null };
     res.json(body);

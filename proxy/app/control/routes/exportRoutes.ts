@@ -32,7 +32,7 @@ export function exportRoutes(context: ControlContext): express.Router {
     await deps.log.flush();
     attachment(res, EXPORT_CONTENT_TYPES[format], exportFileName('requests', format, context.nowMs()));
     try {
-      await writeRequestExport(deps.log, res, {
+      await writeRequestExport(deps.log.reads, res, {
         format,
         filter,
         proxyUrl: context.proxy()?.url ?? 'http://127.0.0.1',
@@ -47,10 +47,10 @@ export function exportRoutes(context: ControlContext): express.Router {
     }
   });
 
-  router.get('/export/spend', (req, res) => {
+  router.get('/export/spend', async (req, res) => {
     const { range, groupBy } = spendExportSchema.parse(req.query);
     const nowMs = context.nowMs();
-    const rows = deps.log.spendByDay({ fromMs: rangeStartMs(range, nowMs), toMs: nowMs + 1, groupBy: spendGroupByOf(groupBy) });
+    const rows = await deps.log.reads.spendByDay({ fromMs: rangeStartMs(range, nowMs), toMs: nowMs + 1, groupBy: spendGroupByOf(groupBy) });
     attachment(res, EXPORT_CONTENT_TYPES['spend-csv'], exportFileName('spend', 'csv', nowMs));
     res.send(spendCsv(rows, spendGroupByOf(groupBy)));
   });

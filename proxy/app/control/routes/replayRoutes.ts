@@ -36,7 +36,7 @@ export function replayRoutes(context: ControlContext): express.Router {
     if (proxy.isPaused())
       throw new ApiError('conflict', 'Airlock is paused, so a replay would be refused like any request. Resume Airlock, then replay.');
     await deps.log.flush();
-    const original = loggedWithInFlightBodies(context, param(req.params, 'id'));
+    const original = await loggedWithInFlightBodies(context, param(req.params, 'id'));
     // The window closing mid-replay ends it as a client leaving would.
     const left = new AbortController();
     res.once('close', () => {
@@ -51,7 +51,7 @@ export function replayRoutes(context: ControlContext): express.Router {
           events: proxy.events,
           grants: deps.replayGrants,
           config: deps.config.snapshot(),
-          readRequest: (id) => deps.log.getRequest(id),
+          readRequest: (id) => deps.log.reads.getRequest(id),
           flushLog: () => deps.log.flush(),
           knownSecrets: () => deps.knownSecrets?.() ?? [],
           commandHint: deps.commandHint,

@@ -59,14 +59,14 @@ export function requestRoutes(context: ControlContext): express.Router {
   // went out on the live channel (a page loaded in between would keep it "streaming").
   router.get('/requests', async (req, res) => {
     await deps.log.flush();
-    const page = deps.log.listRequests(parseRequestQuery(req.query as Record<string, unknown>));
+    const page = await deps.log.reads.listRequests(parseRequestQuery(req.query as Record<string, unknown>));
     const body: RequestPage = { items: page.rows.map(summaryOf), nextCursor: page.nextCursor ? encodeCursor(page.nextCursor) : null };
     res.json(body);
   });
 
   router.get('/requests/facets', async (req, res) => {
     await deps.log.flush();
-    const counts = deps.log.facets(parseRequestQuery(req.query as Record<string, unknown>));
+    const counts = await deps.log.reads.facets(parseRequestQuery(req.query as Record<string, unknown>));
     const body = Object.fromEntries(
       FACET_DIMENSIONS.map((dimension) => [
         dimension,
@@ -85,14 +85,14 @@ export function requestRoutes(context: ControlContext): express.Router {
   router.get('/requests/:id', async (req, res) => {
     await deps.log.flush();
     const id = param(req.params, 'id');
-    const detail = loggedWithInFlightBodies(id);
-    res.json(detailOf(detail, deps.knownSecrets?.() ?? [], deps.log.replaysOf(id)));
+    const detail = await loggedWithInFlightBodies(id);
+    res.json(detailOf(detail, deps.knownSecrets?.() ?? [], await deps.log.reads.replaysOf(id)));
   });
 
-  router.get('/requests/:id/body/:part', (req, res) => {
+  router.get('/requests/:id/body/:part', async (req, res) => {
     const part = bodyPartSchema.parse(param(req.params, 'part'));
     const id = param(req.params, 'id');
-    const detail = loggedWithInFlightBodies(id);
+    const detail = await loggedWithInFlightBodies(id);
     const bodies = detail.bodies;
     const text = part === 'request' ? bodies?.requestBody : part === 'response' ? bodies?.responseBody : bodies?.rawEvents;
     if (text === null || text === undefined) throw notFound(`The ${part} body`);
@@ -102,9 +102,9 @@ export function requestRoutes(context: ControlContext): express.Router {
     res.json(body);
   });
 
-  router.get('/spend', (req, res) => {
+  router.get('/spend', async (req, res) => {
     const { range } = spendRangeSchema.parse(req.query);
-    res.json(buildSpend(deps, range, context.nowMs()));
+    res.json(await buildSpend(deps, range, context.nowMs()));
   });
 
   return router;

@@ -39,6 +39,7 @@ let holdSignalForNewThreads: SharedArrayBuffer | null = null;
  * Test hook: reader threads started from now on count each read in the signal's second Int32 and
  * wait before it while the first is 0 (null: none do). Shows that a read held inside the thread
  * holds up nothing else.
+ * @internal
  */
 export function holdReadsOfNewReaderThreads(signal: SharedArrayBuffer | null): void {
   holdSignalForNewThreads = signal;

@@ -177,6 +177,8 @@ export interface SpendByDayQuery extends TimeRange {
   bucket?: 'day' | 'hour';
   /** A fixed offset, in minutes east of UTC, that defines a "day"; without it, the proxy's local time zone with each date's own offset. */
   utcOffsetMinutes?: number;
+  /** At most this many groups, those that cost most; the rest are summed as one (store/read/spendGroupFold.ts). */
+  maxGroups?: number;
 }
 
 export interface SpendByDayRow {

@@ -12,6 +12,8 @@ const RANGE_DAYS: Record<SpendRange, number> = { today: 1, '7d': 7, '30d': 30 };
 const UNKNOWN_GROUP = '(unknown)';
 /** The row of requests whose agent named no session (most clients other than Claude Code and Codex). */
 export const NO_SESSION_KEY = '(no session)';
+/** The sessions the Spend screen lists by name, those that cost most; the rest are one row. */
+export const MAX_SESSION_ROWS = 100;
 
 /** Start of the first local day in the range (today counts as one of the days). */
 export function rangeStartMs(range: SpendRange, nowMs: number): number {
@@ -111,7 +113,7 @@ export async function buildSpend(deps: ControlDeps, range: SpendRange, nowMs: nu
     range === 'today' ? reads.spendByDay({ fromMs, toMs, groupBy: 'model', bucket: 'hour' }) : null,
     reads.spendByDay({ fromMs, toMs, groupBy: 'client' }),
     reads.spendByDay({ fromMs, toMs, groupBy: 'profile' }),
-    reads.spendByDay({ fromMs, toMs, groupBy: 'session' }),
+    reads.spendByDay({ fromMs, toMs, groupBy: 'session', maxGroups: MAX_SESSION_ROWS }),
     totalSince('today'),
     totalSince('7d'),
     totalSince('30d'),

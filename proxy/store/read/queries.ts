@@ -19,6 +19,7 @@ import { LOCAL_ERROR_CLASSES, UPSTREAM_ERROR_CLASSES } from '../../contracts/err
 import { summarizeModelStats } from './modelStats.ts';
 import { bodiesFromRecord, rowFromRecord } from '../write/rowCodec.ts';
 import { StatementCache } from './statementCache.ts';
+import { foldSmallGroups } from './spendGroupFold.ts';
 import { leftSpendBalance, withLeftSpendMoved, type LeftSpendMove } from './leftSpend.ts';
 import { spanOf, type SpendSpan } from './spendSpan.ts';
 import type { LocalBucket } from '../../core/localPeriods.ts';
@@ -292,9 +293,14 @@ export class RequestLogQueries {
       gatewayCostProfiles: (JSON.parse(String(record.gatewayCostProfiles)) as string[]).sort(),
       unstatedRequests: Number(record.unstatedRequests),
     }));
-    if (query.groupBy === 'profile') return withLeftSpendMoved(rows, this.#leftSpendMoves(span));
-    // Models and client names are logged text, masked like the rows; a session id is kept as the key its session is found by.
-    return query.groupBy === 'model' || query.groupBy === 'client' ? maskedSpendGroups(rows, this.secretsNow) : rows;
+    const grouped =
+      query.groupBy === 'profile'
+        ? withLeftSpendMoved(rows, this.#leftSpendMoves(span))
+        : // Models and client names are logged text, masked like the rows; a session id is kept as the key its session is found by.
+          query.groupBy === 'model' || query.groupBy === 'client'
+          ? maskedSpendGroups(rows, this.secretsNow)
+          : rows;
+    return query.groupBy === null || query.maxGroups === undefined ? grouped : foldSmallGroups(grouped, query.groupBy, query.maxGroups);
   }
 
   /** The fallback hop costs of a span's rows (leftSpend.ts), bucketed as its rows are. */

@@ -295,6 +295,20 @@ describe.each(READ_PATHS)('%s', (_path, readsOf) => {
       ]);
     });
 
+    it('lists the groups that cost most and sums the rest as one, so a screen of spend stays small', async () => {
+      const day = Date.UTC(2026, 0, 14, 10);
+      for (const [index, client] of ['a', 'b', 'c', 'd', 'e'].entries())
+        emitRequest(temp, { id: `g${index}`, atMs: day + index, clientName: `script-${client}`, inputTokens: index + 1 });
+      await temp.log.flush();
+      const range = { fromMs: day - DAY_MS, toMs: day + DAY_MS, utcOffsetMinutes: 0 };
+      const rows = await reads().spendByDay({ ...range, groupBy: 'client', maxGroups: 2 });
+      expect(rows.map((row) => [row.group, row.requests, row.costCredits])).toEqual([
+        ['(3 other clients)', 3, 6],
+        ['script-d', 1, 4],
+        ['script-e', 1, 5],
+      ]);
+    });
+
     it('totals a range and reports spend since a moment for budgets', async () => {
       emitRequest(temp, { id: 't1', atMs: TEST_STARTED_AT_MS - 2 * MINUTE_MS, inputTokens: 5, profileId: 'home' });
       emitRequest(temp, { id: 't2', atMs: TEST_STARTED_AT_MS - MINUTE_MS, inputTokens: 6, status: 500 });

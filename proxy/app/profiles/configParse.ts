@@ -1,4 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
 import { findNodeAtLocation, parse as parseJsonc, parseTree, type ParseError } from 'jsonc-parser';
 import { jsonSyntaxErrorAt, lineAndColumn } from '../../core/jsonSyntaxError.ts';
 import type { z } from 'zod';
@@ -36,12 +35,10 @@ export function parseConfigText(fileText: string, command: NamedCommand = PLAIN_
         .join('; '),
     };
   }
-  const config = aside.config;
-  // A value set aside whose field has no default (an optional one) is left out of `config`: a newer field, kept as one.
+  const { config, values } = aside;
   const unknown = unknownFieldPaths(value, config);
   // A newer Airlock keeps no secret in the file either: a key typed in is refused whatever the revision,
   // inside a newer field too (kept through every save, it would stay in the file unsaid).
-  const values = aside.values.filter((fieldPath) => !unknown.some((other) => isDeepStrictEqual(other, fieldPath)));
   // A value set aside is kept through saves as a newer field is: one holding a key's shape (a header's value typed in) is refused.
   const secrets = [
     ...unknown.flatMap((fieldPath) => secretFieldPaths(valueAt(value, fieldPath), fieldPath)),

@@ -1,0 +1,44 @@
+import { describe, expect, it } from 'vitest';
+import { parseConfigText } from '../../../../proxy/app/profiles/configParse.ts';
+import { CONFIG_REVISION } from '../../../../proxy/contracts/config.ts';
+
+/** A file with one misspelt setting (`notification` for `notifications`) at the revision given as JSON text. */
+const misspelt = (revisionJson: string) => `{ "version": 1, "configRevision": ${revisionJson}, "settings": { "notification": false } }`;
+
+describe('a configRevision no Airlock writes (a typo, a hand edit)', () => {
+  // 1e400 reads as Infinity, which a save wrote back as null: the file no longer loaded at all.
+  it.each(['1.5', '1e20', '1e400'])('%s does not make the file a newer one: a misspelt field is refused as before', (revision) => {
+    const parsed = parseConfigText(misspelt(revision));
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.message).toContain('configRevision');
+  });
+
+  it('a whole number above this revision still does (what a newer Airlock writes)', () => {
+    const parsed = parseConfigText(misspelt(String(CONFIG_REVISION + 1)));
+    expect(parsed.ok && parsed.newer?.paths).toEqual([['settings', 'notification']]);
+  });
+});
+
+describe('a value a newer Airlock takes and this one refuses, in a field with no default', () => {
+  const file = (profile: Record<string, unknown>) =>
+    JSON.stringify({
+      version: 1,
+      configRevision: CONFIG_REVISION + 1,
+      profiles: [{ id: 'work', name: 'Work', baseUrl: 'https://gw.example/v1', ...profile }],
+    });
+
+  // Left out, the cap or price was gone for the roll-back: the profile spent without its cap, or its
+  // model's input counted at no price (DESIGN "Updates and roll-backs" says the file is refused, naming it).
+  it.each([
+    ['a daily cap of 0', { budget: { dailyCredits: 0, monthlyCredits: 50 } }, 'profiles[0].budget.dailyCredits'],
+    [
+      'a tiered input price',
+      { prices: [{ model: 'gpt-4o', inputPer1M: { upTo200k: 1.25 }, outputPer1M: 10 }] },
+      'profiles[0].prices[0].inputPer1M',
+    ],
+  ])('%s refuses the file, naming the field, rather than run without it', (_name, profile, named) => {
+    const parsed = parseConfigText(file(profile));
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.message).toContain(named);
+  });
+});

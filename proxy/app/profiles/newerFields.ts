@@ -54,6 +54,13 @@ export function newerFieldsOf(
   return { revision, raw, paths: unknown, values: values.map((path) => ({ path, inUse: valueAt(parsed, path) })) };
 }
 
+/**
+ * Fields that price or bound spend: a value of theirs this Airlock refuses is never swapped for its
+ * default, which can be far looser (a newer bound's priceMultiplier of 5000 run at 1 counted a 5000th
+ * of the spend, so no cap came): the file is refused, naming it, as before set-aside values.
+ */
+const SPEND_FIELDS = new Set(['budget', 'prices', 'priceMultiplier', 'burstLimits']);
+
 /** At most this many rounds of refused values set aside: each round is a parse of the whole file. */
 const MAX_SET_ASIDE_ROUNDS = 16;
 
@@ -76,6 +83,7 @@ export function withNewerValuesAside(raw: unknown): { config: ConfigFile; values
     for (const issue of parsed.error.issues) {
       const key = issue.path.at(-1);
       const parent = valueAt(copy, issue.path.slice(0, -1) as FieldPath);
+      if (issue.path.some((segment) => typeof segment === 'string' && SPEND_FIELDS.has(segment))) return null;
       if (typeof key !== 'string' || !isRecord(parent) || !Object.hasOwn(parent, key)) continue;
       delete parent[key];
       values.push(issue.path as FieldPath);

@@ -42,3 +42,19 @@ describe('a value a newer Airlock takes and this one refuses, in a field with no
     if (!parsed.ok) expect(parsed.message).toContain(named);
   });
 });
+
+describe('a value a newer Airlock takes and this one refuses, in a field that prices spend', () => {
+  // A gateway priced in small units (quota points) needs a multiplier above this one's bound of 1000:
+  // run at the default 1, the profile's spend counted a 5000th of itself, and its caps never came.
+  it('refuses the file, naming it, rather than run on the default', () => {
+    const parsed = parseConfigText(
+      JSON.stringify({
+        version: 1,
+        configRevision: CONFIG_REVISION + 1,
+        profiles: [{ id: 'work', name: 'Work', baseUrl: 'https://gw.example/v1', priceMultiplier: 5000, budget: { dailyCredits: 20 } }],
+      }),
+    );
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.message).toContain('profiles[0].priceMultiplier');
+  });
+});

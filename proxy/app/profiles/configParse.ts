@@ -89,12 +89,21 @@ function isSecretField(fieldPath: readonly (string | number)[]): boolean {
 }
 
 /**
- * The paths of fields named as a key at `at` (an unknown field) or inside its `value`. Inside, where
+ * A bearer token or an sk- key: what a user pastes as a key, and no Airlock writes into this file
+ * (it keeps no secret there). Unlike redactSecrets' shapes, a hash is not one: tokenSha256 is 64 hex
+ * digits, and a newer Airlock's field may hold such a hash, refused, the whole file went.
+ */
+const TYPED_KEY = /\b[Bb][Ee][Aa][Rr][Ee][Rr]\s+[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z0-9_-]{12,}/;
+
+/**
+ * The paths of fields named as a key at `at` (an unknown field) or inside its `value`, and of any
+ * text there holding a typed key (TYPED_KEY), whatever its field's name. Inside, where
  * a newer Airlock's setting may well be named `key` or `headers`, only one holding a key's shape
  * (what redactSecrets masks) counts: refusing the rest would take every setting away again.
  */
 function secretFieldPaths(value: unknown, at: (string | number)[], inside = false): (string | number)[][] {
   if (isSecretField(at) && (!inside || holdsSecretShape(value))) return [at];
+  if (typeof value === 'string' && TYPED_KEY.test(value)) return [at];
   if (Array.isArray(value)) return value.flatMap((item, index) => secretFieldPaths(item, [...at, index], true));
   if (!isRecord(value)) return [];
   return Object.keys(value).flatMap((key) => secretFieldPaths(value[key], [...at, key], true));

@@ -58,3 +58,25 @@ describe('a value a newer Airlock takes and this one refuses, in a field that pr
     if (!parsed.ok) expect(parsed.message).toContain('profiles[0].priceMultiplier');
   });
 });
+
+describe("a key typed into a newer Airlock's field whose name is no key's", () => {
+  const newerFile = (settings: Record<string, unknown>) => JSON.stringify({ version: 1, configRevision: CONFIG_REVISION + 1, settings });
+
+  // A file of this revision refuses it ("holds no secret"); in a newer one it loaded, and every save kept it.
+  it.each([
+    ['as the field', { futureCollectorAuth: 'Bearer sk-typed-into-the-file-0123456789' }, 'settings.futureCollectorAuth'],
+    ['inside it', { futureCollector: { auth: ['sk-typed-into-the-file-0123456789'] } }, 'settings.futureCollector.auth[0]'],
+  ])('is refused %s, and not repeated', (_where, settings, named) => {
+    const parsed = parseConfigText(newerFile(settings));
+    expect(parsed.ok).toBe(false);
+    if (parsed.ok) return;
+    expect(parsed.message).toContain(named);
+    expect(parsed.message).toContain('holds no secret');
+    expect(parsed.message).not.toContain('sk-typed');
+  });
+
+  it('a hash there is no key: the file loads (a newer token record may well hold one, as tokenSha256 does)', () => {
+    const parsed = parseConfigText(newerFile({ futureTokenSha256: 'ab'.repeat(32) }));
+    expect(parsed.ok && parsed.newer?.paths).toEqual([['settings', 'futureTokenSha256']]);
+  });
+});

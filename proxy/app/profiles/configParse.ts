@@ -89,11 +89,12 @@ function isSecretField(fieldPath: readonly (string | number)[]): boolean {
 }
 
 /**
- * A bearer token or an sk- key: what a user pastes as a key, and no Airlock writes into this file
- * (it keeps no secret there). Unlike redactSecrets' shapes, a hash is not one: tokenSha256 is 64 hex
- * digits, and a newer Airlock's field may hold such a hash, refused, the whole file went.
+ * A bearer token, an sk- key or one of Airlock's client tokens (`alk_` and 43 base64url characters,
+ * clientTokens.ts; a request id is 32 hex digits after it): what a user pastes as a key, and no Airlock
+ * writes into this file (it keeps no secret there). Unlike redactSecrets' shapes, a hash is not one:
+ * tokenSha256 is 64 hex digits, and a newer Airlock's field may hold such a hash, refused, the whole file went.
  */
-const TYPED_KEY = /\b[Bb][Ee][Aa][Rr][Ee][Rr]\s+[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z0-9_-]{12,}/;
+const TYPED_KEY = /\b[Bb][Ee][Aa][Rr][Ee][Rr]\s+[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z0-9_-]{12,}|\balk_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/;
 
 /**
  * The paths of fields named as a key at `at` (an unknown field) or inside its `value`, and of any

@@ -66,13 +66,19 @@ describe("a key typed into a newer Airlock's field whose name is no key's", () =
   it.each([
     ['as the field', { futureCollectorAuth: 'Bearer sk-typed-into-the-file-0123456789' }, 'settings.futureCollectorAuth'],
     ['inside it', { futureCollector: { auth: ['sk-typed-into-the-file-0123456789'] } }, 'settings.futureCollector.auth[0]'],
+    // One of Airlock's own client tokens (the keychain's; the file keeps its hash).
+    [
+      'as a client token',
+      { futureSync: { lastUsed: `alk_${'typedClientToken0'.repeat(3).slice(0, 43)}` } },
+      'settings.futureSync.lastUsed',
+    ],
   ])('is refused %s, and not repeated', (_where, settings, named) => {
     const parsed = parseConfigText(newerFile(settings));
     expect(parsed.ok).toBe(false);
     if (parsed.ok) return;
     expect(parsed.message).toContain(named);
     expect(parsed.message).toContain('holds no secret');
-    expect(parsed.message).not.toContain('sk-typed');
+    expect(parsed.message).not.toMatch(/sk-typed|typedClientToken/);
   });
 
   it('a hash there is no key: the file loads (a newer token record may well hold one, as tokenSha256 does)', () => {

@@ -55,11 +55,12 @@ export function newerFieldsOf(
 }
 
 /**
- * Fields that price or bound spend: a value of theirs this Airlock refuses is never swapped for its
+ * Fields that price or cap spend: a value of theirs this Airlock refuses is never swapped for its
  * default, which can be far looser (a newer bound's priceMultiplier of 5000 run at 1 counted a 5000th
- * of the spend, so no cap came): the file is refused, naming it, as before set-aside values.
+ * of the spend, so no cap came; `prices` in a newer shape run as none): the file is refused, naming
+ * it, as before set-aside values. Burst limits are not among them: their default is itself a limit.
  */
-const SPEND_FIELDS = new Set(['budget', 'prices', 'priceMultiplier', 'burstLimits']);
+const SPEND_FIELDS = new Set(['budget', 'prices', 'priceMultiplier']);
 
 /** At most this many rounds of refused values set aside: each round is a parse of the whole file. */
 const MAX_SET_ASIDE_ROUNDS = 16;

@@ -57,6 +57,18 @@ describe('a value a newer Airlock takes and this one refuses, in a field that pr
     expect(parsed.ok).toBe(false);
     if (!parsed.ok) expect(parsed.message).toContain('profiles[0].priceMultiplier');
   });
+
+  it('prices in a shape this one does not take (keyed by model) refuse the file too, rather than run as none', () => {
+    const parsed = parseConfigText(
+      JSON.stringify({
+        version: 1,
+        configRevision: CONFIG_REVISION + 1,
+        profiles: [{ id: 'work', name: 'Work', baseUrl: 'https://gw.example/v1', prices: { 'gpt-4o': { inputPer1M: 2.5 } } }],
+      }),
+    );
+    expect(parsed.ok).toBe(false);
+    if (!parsed.ok) expect(parsed.message).toContain('profiles[0].prices');
+  });
 });
 
 describe("a key typed into a newer Airlock's field whose name is no key's", () => {

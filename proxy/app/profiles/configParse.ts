@@ -1,12 +1,12 @@
 import { findNodeAtLocation, parse as parseJsonc, parseTree, type ParseError } from 'jsonc-parser';
 import { jsonSyntaxErrorAt, lineAndColumn } from '../../core/jsonSyntaxError.ts';
 import type { z } from 'zod';
-import { CONFIG_FILE_NAME, configFileSchema, type ConfigFile } from '../../contracts/config.ts';
+import { CONFIG_FILE_NAME, CONFIG_REVISION, configFileSchema, type ConfigFile } from '../../contracts/config.ts';
 import { withoutByteOrderMark } from '../../core/byteOrderMark.ts';
 import { isRecord } from '../../core/isRecord.ts';
 import { redactSecrets } from '../../core/redact.ts';
 import { PLAIN_HINT, type NamedCommand } from '../../contracts/cli.ts';
-import { newerFieldsOf, withNewerValuesAside, type NewerFields } from './newerFields.ts';
+import { laterRevision, newerFieldsOf, withNewerValuesAside, type NewerFields } from './newerFields.ts';
 
 export type ConfigParseResult = { ok: true; config: ConfigFile; newer: NewerFields | null } | { ok: false; message: string };
 
@@ -27,13 +27,18 @@ export function parseConfigText(fileText: string, command: NamedCommand = PLAIN_
   const result = configFileSchema.safeParse(value);
   const aside = result.success ? { config: result.data, values: [] } : withNewerValuesAside(value);
   if (aside === null) {
-    return {
-      ok: false,
-      message: (result.error?.issues ?? [])
-        .slice(0, 3)
-        .map((issue) => describeIssue(text, issue))
-        .join('; '),
-    };
+    const issues = (result.error?.issues ?? [])
+      .slice(0, 3)
+      .map((issue) => describeIssue(text, issue))
+      .join('; ');
+    // A roll-back: the value is most likely right for the Airlock that wrote it. Changed here to load,
+    // the newer Airlock gets the changed value back after the update (a price multiplier cut to 1000).
+    const revision = laterRevision(value);
+    const newer =
+      revision === null
+        ? ''
+        : ` (a newer Airlock wrote this file, revision ${revision}; this one knows ${CONFIG_REVISION}: update Airlock to use it as it is)`;
+    return { ok: false, message: `${issues}${newer}` };
   }
   const { config, values } = aside;
   const unknown = unknownFieldPaths(value, config);

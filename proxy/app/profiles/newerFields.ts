@@ -36,7 +36,7 @@ export interface NewerValue {
  * writes (the schema's own rule): 1.5 or 1e20, typed by hand, made a misspelt field a "newer" one, and
  * 1e400 (read as Infinity) was saved as null, after which the file no longer loaded.
  */
-function laterRevision(raw: unknown): number | null {
+export function laterRevision(raw: unknown): number | null {
   if (!isRecord(raw)) return null;
   const revision = raw.configRevision;
   return typeof revision === 'number' && Number.isSafeInteger(revision) && revision > CONFIG_REVISION ? revision : null;

@@ -1,13 +1,12 @@
-import { isDeepStrictEqual } from 'node:util';
 import { findNodeAtLocation, parse as parseJsonc, parseTree, type ParseError } from 'jsonc-parser';
 import { jsonSyntaxErrorAt, lineAndColumn } from '../../core/jsonSyntaxError.ts';
 import type { z } from 'zod';
-import { CONFIG_FILE_NAME, configFileSchema, type ConfigFile } from '../../contracts/config.ts';
+import { CONFIG_FILE_NAME, CONFIG_REVISION, configFileSchema, type ConfigFile } from '../../contracts/config.ts';
 import { withoutByteOrderMark } from '../../core/byteOrderMark.ts';
 import { isRecord } from '../../core/isRecord.ts';
 import { redactSecrets } from '../../core/redact.ts';
 import { PLAIN_HINT, type NamedCommand } from '../../contracts/cli.ts';
-import { newerFieldsOf, withNewerValuesAside, type NewerFields } from './newerFields.ts';
+import { laterRevision, newerFieldsOf, withNewerValuesAside, type NewerFields } from './newerFields.ts';
 
 export type ConfigParseResult = { ok: true; config: ConfigFile; newer: NewerFields | null } | { ok: false; message: string };
 
@@ -28,20 +27,23 @@ export function parseConfigText(fileText: string, command: NamedCommand = PLAIN_
   const result = configFileSchema.safeParse(value);
   const aside = result.success ? { config: result.data, values: [] } : withNewerValuesAside(value);
   if (aside === null) {
-    return {
-      ok: false,
-      message: (result.error?.issues ?? [])
-        .slice(0, 3)
-        .map((issue) => describeIssue(text, issue))
-        .join('; '),
-    };
+    const issues = (result.error?.issues ?? [])
+      .slice(0, 3)
+      .map((issue) => describeIssue(text, issue))
+      .join('; ');
+    // A roll-back: the value is most likely right for the Airlock that wrote it. Changed here to load,
+    // the newer Airlock gets the changed value back after the update (a price multiplier cut to 1000).
+    const revision = laterRevision(value);
+    const newer =
+      revision === null
+        ? ''
+        : ` (a newer Airlock wrote this file, revision ${revision}; this one knows ${CONFIG_REVISION}: update Airlock to use it as it is)`;
+    return { ok: false, message: `${issues}${newer}` };
   }
-  const config = aside.config;
-  // A value set aside whose field has no default (an optional one) is left out of `config`: a newer field, kept as one.
+  const { config, values } = aside;
   const unknown = unknownFieldPaths(value, config);
   // A newer Airlock keeps no secret in the file either: a key typed in is refused whatever the revision,
   // inside a newer field too (kept through every save, it would stay in the file unsaid).
-  const values = aside.values.filter((fieldPath) => !unknown.some((other) => isDeepStrictEqual(other, fieldPath)));
   // A value set aside is kept through saves as a newer field is: one holding a key's shape (a header's value typed in) is refused.
   const secrets = [
     ...unknown.flatMap((fieldPath) => secretFieldPaths(valueAt(value, fieldPath), fieldPath)),
@@ -92,12 +94,22 @@ function isSecretField(fieldPath: readonly (string | number)[]): boolean {
 }
 
 /**
- * The paths of fields named as a key at `at` (an unknown field) or inside its `value`. Inside, where
+ * A bearer token, an sk- key or one of Airlock's client tokens (`alk_` and 43 base64url characters,
+ * clientTokens.ts; a request id is 32 hex digits after it): what a user pastes as a key, and no Airlock
+ * writes into this file (it keeps no secret there). Unlike redactSecrets' shapes, a hash is not one:
+ * tokenSha256 is 64 hex digits, and a newer Airlock's field may hold such a hash, refused, the whole file went.
+ */
+const TYPED_KEY = /\b[Bb][Ee][Aa][Rr][Ee][Rr]\s+[A-Za-z0-9._~+/=-]{8,}|\bsk-[A-Za-z0-9_-]{12,}|\balk_[A-Za-z0-9_-]{43}(?![A-Za-z0-9_-])/;
+
+/**
+ * The paths of fields named as a key at `at` (an unknown field) or inside its `value`, and of any
+ * text there holding a typed key (TYPED_KEY), whatever its field's name. Inside, where
  * a newer Airlock's setting may well be named `key` or `headers`, only one holding a key's shape
  * (what redactSecrets masks) counts: refusing the rest would take every setting away again.
  */
 function secretFieldPaths(value: unknown, at: (string | number)[], inside = false): (string | number)[][] {
   if (isSecretField(at) && (!inside || holdsSecretShape(value))) return [at];
+  if (typeof value === 'string' && TYPED_KEY.test(value)) return [at];
   if (Array.isArray(value)) return value.flatMap((item, index) => secretFieldPaths(item, [...at, index], true));
   if (!isRecord(value)) return [];
   return Object.keys(value).flatMap((key) => secretFieldPaths(value[key], [...at, key], true));

@@ -31,8 +31,15 @@ export interface NewerValue {
   inUse: unknown;
 }
 
-function laterRevision(raw: unknown): number | null {
-  return isRecord(raw) && typeof raw.configRevision === 'number' && raw.configRevision > CONFIG_REVISION ? raw.configRevision : null;
+/**
+ * The file's revision when it is a later one; null otherwise. Only a whole number is one an Airlock
+ * writes (the schema's own rule): 1.5 or 1e20, typed by hand, made a misspelt field a "newer" one, and
+ * 1e400 (read as Infinity) was saved as null, after which the file no longer loaded.
+ */
+export function laterRevision(raw: unknown): number | null {
+  if (!isRecord(raw)) return null;
+  const revision = raw.configRevision;
+  return typeof revision === 'number' && Number.isSafeInteger(revision) && revision > CONFIG_REVISION ? revision : null;
 }
 
 /** The newer fields and values of a file; null when there are none or the file is of this revision (they may be mistakes). */
@@ -47,13 +54,24 @@ export function newerFieldsOf(
   return { revision, raw, paths: unknown, values: values.map((path) => ({ path, inUse: valueAt(parsed, path) })) };
 }
 
+/**
+ * Fields that price or cap spend: a value of theirs this Airlock refuses is never swapped for its
+ * default, which can be far looser (a newer bound's priceMultiplier of 5000 run at 1 counted a 5000th
+ * of the spend, so no cap came; `prices` in a newer shape run as none): the file is refused, naming
+ * it, as before set-aside values. Burst limits are not among them: their default is itself a limit.
+ */
+const SPEND_FIELDS = new Set(['budget', 'prices', 'priceMultiplier']);
+
 /** At most this many rounds of refused values set aside: each round is a parse of the whole file. */
 const MAX_SET_ASIDE_ROUNDS = 16;
 
 /**
  * `raw`, a file of a later revision that the schema refuses, parsed with each refused value of a field
  * that has a default taken out (NewerValue); null where that does not make it parse (a required field,
- * or a file of this revision, whose refused values are mistakes to name).
+ * or a file of this revision, whose refused values are mistakes to name), or leaves a field with no
+ * default unset: such a field's absence is no setting of its own but the lack of one (a cap, a price),
+ * and a daily cap of 0 or a tiered price a newer Airlock takes, left out, had the profile spend uncapped
+ * or unpriced for the whole roll-back.
  */
 export function withNewerValuesAside(raw: unknown): { config: ConfigFile; values: FieldPath[] } | null {
   if (laterRevision(raw) === null) return null;
@@ -61,11 +79,12 @@ export function withNewerValuesAside(raw: unknown): { config: ConfigFile; values
   const values: FieldPath[] = [];
   for (let round = 0; round < MAX_SET_ASIDE_ROUNDS; round += 1) {
     const parsed = configFileSchema.safeParse(copy);
-    if (parsed.success) return { config: parsed.data, values };
+    if (parsed.success) return values.every((path) => valueAt(parsed.data, path) !== undefined) ? { config: parsed.data, values } : null;
     let removed = false;
     for (const issue of parsed.error.issues) {
       const key = issue.path.at(-1);
       const parent = valueAt(copy, issue.path.slice(0, -1) as FieldPath);
+      if (issue.path.some((segment) => typeof segment === 'string' && SPEND_FIELDS.has(segment))) return null;
       if (typeof key !== 'string' || !isRecord(parent) || !Object.hasOwn(parent, key)) continue;
       delete parent[key];
       values.push(issue.path as FieldPath);

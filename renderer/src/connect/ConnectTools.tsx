@@ -2,6 +2,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { ConnectFileChange, ConnectToolStatus } from '../../../proxy/contracts/connect.ts';
 import { CLI_COMMAND } from '../../../proxy/contracts/cli.ts';
 import { useApi } from '../api/ApiContext.tsx';
+import { BusyButton } from '../common/BusyButton.tsx';
 import { ConfirmChoice } from '../common/ConfirmChoice.tsx';
 import { ErrorState, FormError, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
@@ -134,39 +135,17 @@ function ToolCard({ tool, model, onChanged }: { tool: ConnectToolStatus; model: 
         </p>
       )}
       <div className="connect-tool-actions">
-        {/* While one runs they are marked busy, not disabled: Chromium drops focus from a button that
-            turns disabled to the page, and a keyboard user who pressed Enter was sent to the window's top. */}
-        <button
-          type="button"
-          disabled={tool.problem !== null}
-          aria-disabled={busy || undefined}
-          onClick={() => {
-            if (!busy) void preview();
-          }}
-        >
+        <BusyButton disabled={tool.problem !== null} busy={busy} onPress={() => void preview()}>
           Preview changes for {tool.title}
-        </button>
-        <button
-          type="button"
-          disabled={tool.problem !== null}
-          aria-disabled={busy || undefined}
-          onClick={() => {
-            if (!busy) void apply();
-          }}
-        >
+        </BusyButton>
+        <BusyButton disabled={tool.problem !== null} busy={busy} onPress={() => void apply()}>
           Apply to {tool.title}
-        </button>
+        </BusyButton>
         {tool.backups.length > 0 && (
           <>
-            <button
-              type="button"
-              aria-disabled={busy || undefined}
-              onClick={() => {
-                if (!busy) void undo();
-              }}
-            >
+            <BusyButton busy={busy} onPress={() => void undo()}>
               Undo for {tool.title}
-            </button>
+            </BusyButton>
             {confirmingDelete ? (
               <ConfirmChoice
                 question={`Delete the backups of ${tool.title}?`}

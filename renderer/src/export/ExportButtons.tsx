@@ -4,6 +4,7 @@ import type { SpendRange } from '../../../proxy/contracts/spend.ts';
 import type { RequestExportFormat } from '../../../proxy/contracts/export.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import type { ExportFile } from '../api/client.ts';
+import { BusyButton } from '../common/BusyButton.tsx';
 import { FormError } from '../common/StateViews.tsx';
 
 type ExportButtonsProps = { kind: 'requests'; filters: RequestFilters } | { kind: 'spend'; range: SpendRange };
@@ -45,18 +46,14 @@ export function ExportButtons(props: ExportButtonsProps) {
   return (
     <div className="export-buttons">
       {formats.map((format) => (
-        <button
+        <BusyButton
           key={format}
-          type="button"
-          // Busy, not disabled: Chromium drops focus from a focused button that turns disabled.
-          aria-disabled={busy !== null || undefined}
-          onClick={() => {
-            if (busy === null) void run(format);
-          }}
+          busy={busy !== null}
+          onPress={() => void run(format)}
           title={`Download ${what} as ${format.toUpperCase()}`}
         >
           {busy === format ? 'Exporting…' : `Export ${format.toUpperCase()}`}
-        </button>
+        </BusyButton>
       ))}
       <FormError message={error} />
     </div>

@@ -19,7 +19,7 @@ import { DATABASE_FILE_NAME, databaseFileBytes, openLogDatabase, usedDatabaseByt
 import { UnwrittenMirror } from './write/unwrittenMirror.ts';
 import { summaryRowOf } from './write/unwrittenRows.ts';
 import { futureRowsNotice, redateFutureRows } from './futureRows.ts';
-import { spendByDayWith, spendSinceWith, totalsWith, type SpendEntry } from './write/unwrittenSpend.ts';
+import { spendSinceWith, totalsWith, type SpendEntry } from './write/unwrittenSpend.ts';
 import { clearUnwrittenSpend, readSavedSpend, takeUnsavedMark } from './write/unwrittenSpendFile.ts';
 import { LogWriter } from './write/writer.ts';
 import {
@@ -53,10 +53,8 @@ export interface RequestLogOptions {
   onRecordingChange?: (message: string) => void;
 }
 
-type QueryMethods = Pick<
-  RequestLogQueries,
-  'listRequests' | 'facets' | 'getRequest' | 'replaysOf' | 'spendByDay' | 'totals' | 'modelStats' | 'spendSince'
->;
+/** The reads the CLI, the status and the caps make on the main connection; the window's go through `reads`. */
+type QueryMethods = Pick<RequestLogQueries, 'listRequests' | 'getRequest' | 'totals' | 'spendSince'>;
 
 export interface RequestLog extends QueryMethods {
   /** Subscribes to lifecycle events; listeners only queue them for the log thread. Returns the unsubscribe function. */
@@ -135,12 +133,8 @@ class SqliteRequestLog implements RequestLog {
   private readonly reader: LogReader;
 
   readonly listRequests: RequestLogQueries['listRequests'];
-  readonly facets: RequestLogQueries['facets'];
   readonly getRequest: RequestLogQueries['getRequest'];
-  readonly replaysOf: RequestLogQueries['replaysOf'];
-  readonly spendByDay: RequestLogQueries['spendByDay'];
   readonly totals: RequestLogQueries['totals'];
-  readonly modelStats: RequestLogQueries['modelStats'];
   readonly spendSince: RequestLogQueries['spendSince'];
   readonly idempotencyStore: IdempotencyStore;
   readonly startNotices: readonly string[];
@@ -215,18 +209,11 @@ class SqliteRequestLog implements RequestLog {
     this.idempotencyStore = damageMarkedIdempotencyStore(new SqliteIdempotencyStore(this.db, options.knownSecrets), marking);
     const queries = this.queries;
     this.listRequests = (query) => this.read(() => queries.listRequests(query));
-    this.facets = (query) => this.read(() => queries.facets(query));
     this.getRequest = (id) => this.read(() => queries.getRequest(id));
-    this.replaysOf = (id) => this.read(() => queries.replaysOf(id));
     // Requests the database could not take (a full disk), or that were folded while the log thread
     // was behind and have not reached it, count as if it had them.
     const unwrittenEntries = (): SpendEntry[] => [...this.unwritten.entries, ...this.thread.foldedSpend()];
-    this.spendByDay = (query) =>
-      this.read(() =>
-        query.bucket === 'hour' ? queries.spendByDay(query) : spendByDayWith(queries.spendByDay(query), unwrittenEntries(), query),
-      );
     this.totals = (query) => this.read(() => totalsWith(queries.totals(query), unwrittenEntries(), query));
-    this.modelStats = (query) => this.read(() => queries.modelStats(query));
     this.spendSince = (query) => this.read(() => spendSinceWith(queries.spendSince(query), unwrittenEntries(), query));
     this.reader = new LogReader({
       databasePath: join(options.dataDir, DATABASE_FILE_NAME),

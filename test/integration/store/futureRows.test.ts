@@ -32,7 +32,8 @@ describe('rows dated after the log opens (the clock was ahead when they were wri
     expect(today.spendSince({ sinceMs: startOfLocalMonthMs(TEST_NOW_MS), profileId: 'work' })).toBe(3);
     // The status bar, the Spend screen and its chart read up to now: the row is there, in today's bucket.
     expect(today.totals({ fromMs: dayStartMs, toMs: TEST_NOW_MS + 1 }).costCredits).toBe(3);
-    expect(today.spendByDay({ fromMs: dayStartMs, toMs: TEST_NOW_MS + 1, groupBy: null }).map((row) => row.costCredits)).toEqual([3]);
+    const perDay = await today.reads.spendByDay({ fromMs: dayStartMs, toMs: TEST_NOW_MS + 1, groupBy: null });
+    expect(perDay.map((row) => row.costCredits)).toEqual([3]);
     const row = today.getRequest('ahead')?.row;
     expect(row?.startedAtMs).toBe(TEST_NOW_MS);
     expect(row?.notes.at(-1)).toMatch(/dated .* when written, after the clock at a later start: counted from then/);

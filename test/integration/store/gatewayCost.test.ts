@@ -15,7 +15,7 @@ afterEach(async () => {
   temp = undefined;
 });
 
-/** The reads under test: the main connection's or the reader thread's (READ_PATHS), chosen by the run below. */
+/** The reads under test: the reader thread's (READ_PATHS), chosen by the run below. */
 let reads: () => WindowReads;
 
 describe.each(READ_PATHS)('%s', (_path, readsOf) => {

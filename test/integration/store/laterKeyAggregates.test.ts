@@ -42,7 +42,7 @@ function emitRequest(id: string, atMs: number, model: string, clientName: string
 
 const sentinelIn = (value: unknown) => findSentinel(JSON.stringify(value), FIRST_KEY) ?? findSentinel(JSON.stringify(value), SECOND_KEY);
 
-/** The reads under test: the main connection's or the reader thread's (READ_PATHS), chosen by the run below. */
+/** The reads under test: the reader thread's (READ_PATHS), chosen by the run below. */
 let reads: () => WindowReads;
 
 describe.each(READ_PATHS)('%s', (_path, readsOf) => {

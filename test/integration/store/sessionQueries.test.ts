@@ -35,7 +35,7 @@ async function allPages(limit: number): Promise<AgentSessionSummary[][]> {
   throw new Error('the pages never ended');
 }
 
-/** The reads under test: the main connection's or the reader thread's (READ_PATHS), chosen by the run below. */
+/** The reads under test: the reader thread's (READ_PATHS), chosen by the run below. */
 let reads: () => WindowReads;
 
 describe.each(READ_PATHS)('%s', (_path, readsOf) => {

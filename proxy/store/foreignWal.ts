@@ -1,6 +1,6 @@
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
+import { statSync } from 'node:fs';
 import { readHeaderBytes } from './logCheck.ts';
-import { APPLICATION_ID_OFFSET, parseDbHeader, type WalScan } from './sqliteFile.ts';
+import { APPLICATION_ID_OFFSET, installedPage1, parseDbHeader, readFileBytesAt, type WalScan } from './sqliteFile.ts';
 
 /**
  * Why the WAL beside the log was written for another database, or null (it is the log's own, or
@@ -24,17 +24,10 @@ export function foreignWalReason(dbPath: string, walPath: string, wal: WalScan):
   if (!dbStats?.isFile() || dbStats.size === 0) return null;
   const header = parseDbHeader(readHeaderBytes(dbPath));
   if ('problem' in header || header.applicationId === 0) return null;
-  const installed = wal.frames.findLast((frame) => frame.replayed && frame.pageNumber === 1);
+  const installed = installedPage1(wal);
   if (installed === undefined) return null;
-  const fd = openSync(walPath, 'r');
-  try {
-    const idBytes = Buffer.alloc(4);
-    readSync(fd, idBytes, 0, 4, installed.imageOffset + APPLICATION_ID_OFFSET);
-    const walId = idBytes.readUInt32BE(0);
-    return walId === header.applicationId
-      ? null
-      : `it was written for another database (its application id ${walId}, the log's ${header.applicationId})`;
-  } finally {
-    closeSync(fd);
-  }
+  const walId = readFileBytesAt(walPath, installed.imageOffset + APPLICATION_ID_OFFSET, 4).readUInt32BE(0);
+  return walId === header.applicationId
+    ? null
+    : `it was written for another database (its application id ${walId}, the log's ${header.applicationId})`;
 }

@@ -1,7 +1,7 @@
-import { closeSync, existsSync, openSync, readFileSync, readSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, rmSync, statfsSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
-import { DB_HEADER_BYTES, parseDbHeader, scanWal, type WalScan } from './sqliteFile.ts';
+import { DB_HEADER_BYTES, parseDbHeader, readFileBytesAt, scanWal, type WalScan } from './sqliteFile.ts';
 
 /**
  * Whether the request log can be opened as it is. Cheap checks run at every start: the header,
@@ -142,13 +142,7 @@ function takeCleanClose(dataDir: string): CleanCloseRecord | null {
 }
 
 export function readHeaderBytes(path: string): Buffer {
-  const fd = openSync(path, 'r');
-  try {
-    const header = Buffer.alloc(DB_HEADER_BYTES);
-    return header.subarray(0, readSync(fd, header, 0, DB_HEADER_BYTES, 0));
-  } finally {
-    closeSync(fd);
-  }
+  return readFileBytesAt(path, 0, DB_HEADER_BYTES);
 }
 
 function structuralProblem(dbPath: string, walPath: string): string | null {

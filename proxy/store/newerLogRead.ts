@@ -1,4 +1,4 @@
-import { closeSync, existsSync, openSync, readSync, realpathSync, rmSync, statSync } from 'node:fs';
+import { existsSync, realpathSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import type { SpendSinceQuery } from '../contracts/log.ts';
@@ -7,7 +7,7 @@ import { RequestLogQueries } from './read/queries.ts';
 import { readHeaderBytes } from './logCheck.ts';
 import { DATABASE_FILE_NAME, SCHEMA_VERSION } from './schema.ts';
 import { foreignWalReason } from './foreignWal.ts';
-import { DB_HEADER_BYTES, parseDbHeader, type WalScan } from './sqliteFile.ts';
+import { DB_HEADER_BYTES, installedPage1, parseDbHeader, readFileBytesAt, type WalScan } from './sqliteFile.ts';
 import { SPEND_RECORDS } from './runOnlyFold.ts';
 
 /**
@@ -38,9 +38,6 @@ function openReadOnly(file: string): { db: DatabaseSync; close: () => void } {
   };
 }
 
-/** Where SQLite keeps user_version, which is the log's schema (schema.ts), in page 1 (sqlite.org/fileformat2.html, 1.3). */
-const USER_VERSION_OFFSET = 60;
-
 /**
  * The schema of the data directory's log when a newer Airlock wrote it, or null (ours, older, none,
  * or unreadable: the log's own check and open judge those). Read from the files, not through SQLite:
@@ -56,24 +53,15 @@ export function newerLogSchema(dataDir: string, wal: WalScan | null): number | n
   try {
     if (!statSync(file, { throwIfNoEntry: false })?.isFile()) return null;
     const ownWal = wal !== null && foreignWalReason(file, walFile, wal) === null ? wal : null;
-    const page1 = ownWal?.frames.findLast((frame) => frame.replayed && frame.pageNumber === 1);
-    const header = page1 === undefined ? readHeaderBytes(file) : readBytesAt(walFile, page1.imageOffset, DB_HEADER_BYTES);
+    const page1 = ownWal === null ? undefined : installedPage1(ownWal);
+    const header = parseDbHeader(
+      page1 === undefined ? readHeaderBytes(file) : readFileBytesAt(walFile, page1.imageOffset, DB_HEADER_BYTES),
+    );
     // A file overwritten (damage) has any number there: only a sound header's is a schema.
-    if ('problem' in parseDbHeader(header)) return null;
-    const version = header.readUInt32BE(USER_VERSION_OFFSET);
-    return version > SCHEMA_VERSION ? version : null;
+    if ('problem' in header) return null;
+    return header.userVersion > SCHEMA_VERSION ? header.userVersion : null;
   } catch {
     return null;
-  }
-}
-
-function readBytesAt(path: string, position: number, length: number): Buffer {
-  const fd = openSync(path, 'r');
-  try {
-    const bytes = Buffer.alloc(length);
-    return bytes.subarray(0, readSync(fd, bytes, 0, length, position));
-  } finally {
-    closeSync(fd);
   }
 }
 

@@ -13,6 +13,8 @@ export type RecordFields = Array<FileValue | undefined>;
 const HEADER_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
 export const DB_HEADER_BYTES = 100;
 export const APPLICATION_ID_OFFSET = 68;
+/** PRAGMA user_version, the log's schema (schema.ts). */
+const USER_VERSION_OFFSET = 60;
 const WAL_HEADER_BYTES = 32;
 const WAL_FRAME_HEADER_BYTES = 24;
 const WAL_MAGIC_LITTLE_ENDIAN = 0x377f0682;
@@ -30,6 +32,8 @@ export interface DbHeader {
   pageCount: number | null;
   /** PRAGMA application_id: Airlock gives each log a random one (schema.ts). */
   applicationId: number;
+  /** PRAGMA user_version: the schema of the log that wrote it (a newer Airlock's is above SCHEMA_VERSION). */
+  userVersion: number;
 }
 
 function pageSizeOf(raw: number): number | null {
@@ -53,7 +57,23 @@ export function parseDbHeader(bytes: Buffer): DbHeader | { problem: string } {
     reservedBytes: bytes[20] ?? 0,
     pageCount: pageCountValid ? statedPages : null,
     applicationId: bytes.readUInt32BE(APPLICATION_ID_OFFSET),
+    userVersion: bytes.readUInt32BE(USER_VERSION_OFFSET),
   };
+}
+
+/** The newest image of page 1 SQLite would install from this WAL, if it holds one. */
+export function installedPage1(wal: WalScan): WalFrame | undefined {
+  return wal.frames.findLast((frame) => frame.replayed && frame.pageNumber === 1);
+}
+
+/** `length` bytes of the file at `position` (fewer where it ends sooner). */
+export function readFileBytesAt(path: string, position: number, length: number): Buffer {
+  const fd = openSync(path, 'r');
+  try {
+    return readAt(fd, length, position);
+  } finally {
+    closeSync(fd);
+  }
 }
 
 export interface WalFrame {

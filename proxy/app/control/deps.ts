@@ -46,9 +46,9 @@ export interface ControlConfig {
 /**
  * The log as the control routes see it: the window's reads go through `reads`, on the reader thread
  * (a month's spend took 1.9 s of the forwarding thread on a 100 000-row log). Only the status bar's
- * today figures (`totals`, `spendSince`) stay synchronous: the status is built on every push.
+ * today total (`spendSince` of today) stays synchronous: the status is built on every push.
  */
-export type ControlLog = Pick<RequestLog, 'reads' | 'totals' | 'spendSince' | 'status' | 'flush' | 'onRowSummaries'>;
+export type ControlLog = Pick<RequestLog, 'reads' | 'spendSince' | 'status' | 'flush' | 'onRowSummaries'>;
 
 /** Everything the control routes call: the same modules the CLI and the proxy use, nothing of its own. */
 export interface ControlDeps {

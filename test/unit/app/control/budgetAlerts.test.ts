@@ -3,6 +3,7 @@ import { budgetAlertPercent, budgetProgress } from '../../../../proxy/app/contro
 import type { ControlDeps } from '../../../../proxy/app/control/deps.ts';
 import { buildStatus } from '../../../../proxy/app/control/status.ts';
 import { configFileSchema, CONFIG_VERSION, type ConfigFile } from '../../../../proxy/contracts/config.ts';
+import { startOfLocalDayMs } from '../../../../proxy/core/localPeriods.ts';
 import { SpendLedger } from '../../../../proxy/spend/spendLedger.ts';
 
 describe('budgetAlertPercent', () => {
@@ -51,7 +52,6 @@ describe('budget alerts in the progress and the window status', () => {
         deps: {
           config: { snapshot: () => config, problem: () => null },
           log: {
-            totals: () => ({ costCredits: 0 }),
             spendSince: spendSince(spent),
             status: () => ({ reason: null, ledgerGap: null }),
           },
@@ -71,6 +71,43 @@ describe('budget alerts in the progress and the window status', () => {
   });
 });
 
+describe('the window status with the spend gate running', () => {
+  it("reads the budgets from the ledger caps are enforced from, and only today's total from the log", () => {
+    const nowMs = Date.UTC(2026, 10, 26, 12);
+    const ledger = new SpendLedger();
+    // Counted as the request ended; the log has not written its row yet.
+    ledger.record({ profileId: 'main', clientName: 'codex', costCredits: 8, atMs: nowMs - 1000 });
+    const logQueries: { sinceMs: number; profileId?: string; clientName?: string }[] = [];
+    const status = buildStatus({
+      deps: {
+        config: { snapshot: () => config, problem: () => null },
+        log: {
+          spendSince: (query: { sinceMs: number; profileId?: string; clientName?: string }) => {
+            logQueries.push(query);
+            return 3;
+          },
+          status: () => ({ reason: null, ledgerGap: null }),
+        },
+        keys: { keyStatus: () => ({ set: true, lastFour: 'wxyz' }), keychainProblem: () => null },
+        spendGate: { ledger, pausedClients: () => [] },
+      } as unknown as ControlDeps,
+      proxy: null,
+      keyRejectedProfiles: [],
+      nowMs,
+    });
+    // One read of the log a status, whatever the caps: each cap's read summed its whole period's rows.
+    expect(logQueries).toEqual([{ sinceMs: startOfLocalDayMs(nowMs) }]);
+    expect(status.todaySpend.credits).toBe(3);
+    expect(status.alarms.map((alarm) => [alarm.kind, alarm.message])).toEqual([
+      ['budget_warning', 'Profile main has used 80% of its daily budget (8 of 10 credits today); at the cap its requests are refused.'],
+      [
+        'budget_reached',
+        'The daily budget of client codex (2 credits) is reached: its requests are refused until the period ends or the cap is raised.',
+      ],
+    ]);
+  });
+});
+
 /** A log whose reads throw, with the ledger the spend gate enforces caps from. */
 function statusWithUnreadableLog(readError: Error) {
   const ledger = new SpendLedger();
@@ -82,7 +119,7 @@ function statusWithUnreadableLog(readError: Error) {
   return buildStatus({
     deps: {
       config: { snapshot: () => config, problem: () => null },
-      log: { totals: unreadable, spendSince: unreadable, status: () => ({ reason: null, ledgerGap: null }) },
+      log: { spendSince: unreadable, status: () => ({ reason: null, ledgerGap: null }) },
       keys: { keyStatus: () => ({ set: true, lastFour: 'wxyz' }), keychainProblem: () => null },
       spendGate: { ledger, pausedClients: () => [] },
     } as unknown as ControlDeps,

@@ -3,7 +3,7 @@ import type { SpendByDayRow } from '../../contracts/log.ts';
 import { addGatewayCosts, joinGatewayCostProfiles } from '../../contracts/amounts.ts';
 import { CNY_PER_CREDIT, TOP_UP_DISCOUNT_TIERS, USD_PER_CREDIT_APPROX } from '../../spend/constants.ts';
 import { startOfLocalDayMs } from '../../core/localPeriods.ts';
-import { budgetProgress } from './budgets.ts';
+import { capsProgress } from './budgets.ts';
 import type { ControlDeps } from './deps.ts';
 import { moneyOf } from './mapping.ts';
 
@@ -127,7 +127,7 @@ export async function buildSpend(deps: ControlDeps, range: SpendRange, nowMs: nu
     perClient: sumByGroup(byClient),
     perProfile: sumByGroup(byProfile),
     perSession: sumByGroup(bySession, NO_SESSION_KEY),
-    budgets: budgetProgress(deps.config.snapshot(), deps.log.spendSince, nowMs),
+    budgets: capsProgress(deps.config.snapshot(), deps.spendGate?.ledger, deps.log.spendSince, nowMs),
     rates: {
       cnyPerCredit: CNY_PER_CREDIT,
       usdPerCreditApprox: USD_PER_CREDIT_APPROX,

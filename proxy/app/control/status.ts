@@ -4,7 +4,7 @@ import { formatCredits } from '../../contracts/amounts.ts';
 import { redactKnownSecrets } from '../../core/redact.ts';
 import { startOfLocalDayMs } from '../../core/localPeriods.ts';
 import { isDamageError, RESTART_FOR_DAMAGED_LOG } from '../../store/logCheck.ts';
-import { budgetProgress, ledgerBudgetProgress } from './budgets.ts';
+import { capsProgress, ledgerBudgetProgress } from './budgets.ts';
 import type { ControlDeps, ProxyControl } from './deps.ts';
 import { moneyOf } from './mapping.ts';
 
@@ -30,10 +30,8 @@ type LogSpend =
 
 /**
  * Today's spend as the log holds it, and the budgets' progress from the ledger the spend gate
- * refuses by. The status is built for every live frame (10 a second while requests run with the
- * window open), on the forwarding thread: a budget read from the log summed every row of its
- * period, 22 ms a monthly cap on a 100 000-row month, where the ledger holds the same totals in
- * memory (and alarms then agree with what is refused). Today's total stays a log read, of today's
+ * refuses by (capsProgress): the status is built for every live frame, 10 a second while requests
+ * run with the window open, on the forwarding thread. Today's total stays a log read, of today's
  * rows only: it is how the window learns the log cannot be read. A log that cannot be read (a page
  * damaged under the running proxy) failed the whole status, and the window showed none of its
  * alarms and notices, the one saying so among them: today's spend then comes from the ledger too.
@@ -44,10 +42,7 @@ function readLogSpend(deps: ControlDeps, config: ReturnType<ControlDeps['config'
   const ledger = deps.spendGate?.ledger;
   try {
     const todayCredits = deps.log.spendSince({ sinceMs: startOfLocalDayMs(nowMs) });
-    return {
-      todayCredits,
-      budgets: ledger === undefined ? budgetProgress(config, deps.log.spendSince, nowMs) : ledgerBudgetProgress(config, ledger, nowMs),
-    };
+    return { todayCredits, budgets: capsProgress(config, ledger, deps.log.spendSince, nowMs) };
   } catch (error) {
     const todayCredits = config.profiles.reduce(
       (sum, profile) => sum + (ledger?.totals({ kind: 'profile', profileId: profile.id }, nowMs).dayCredits ?? 0),

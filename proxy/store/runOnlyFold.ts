@@ -1,6 +1,7 @@
 import { existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { basename, join } from 'node:path';
-import { CLEAN_CLOSE_FILE_NAME } from './logCheck.ts';
+import type { DatabaseSync } from 'node:sqlite';
+import { CLEAN_CLOSE_FILE_NAME, diskFullFix } from './logCheck.ts';
 import { recoverDamagedLog } from './logRecovery.ts';
 import { LOST_SPEND_MARKER_FILE_NAME } from './lostSpendMarker.ts';
 import { DATABASE_FILE_NAME, NewerLogError, openLogDatabase } from './schema.ts';
@@ -45,8 +46,38 @@ export interface FoldedRunOnlyLog {
  * records of spend it could not write move beside this log, which counts them at its open. Run
  * before the log opens, which also marks a row left in flight interrupted. Null when there is none.
  */
-export function foldRunOnlyLog(dataDir: string, runOnlyDir: string): FoldedRunOnlyLog | null {
+export function foldRunOnlyLog(dataDir: string, runOnlyDir: string, openLog: OpenLog = openLogDatabase): FoldedRunOnlyLog | null {
   if (!existsSync(join(runOnlyDir, DATABASE_FILE_NAME))) return null;
+  try {
+    return foldInto(dataDir, runOnlyDir, openLog);
+  } catch (error) {
+    // A nested fold's failure (foldNestedRunOnlyLog) is said already, naming its own folder.
+    if (error instanceof NewerLogError || error instanceof RunOnlyFoldError) throw error;
+    throw new RunOnlyFoldError(dataDir, runOnlyDir, error);
+  }
+}
+
+/** Opens a log database (tests give one that fails as a full disk does). */
+type OpenLog = (options: { dataDir: string }) => DatabaseSync;
+
+/**
+ * The fold failed (a full disk, a damaged file, permissions): SQLite's bare message ("database or
+ * disk is full") named neither what Airlock was doing nor that nothing was lost. The fold is one
+ * transaction and the folder stays until its rows are in, so the next start does it again whole.
+ */
+export class RunOnlyFoldError extends Error {
+  constructor(dataDir: string, runOnlyDir: string, cause: unknown) {
+    const message = cause instanceof Error ? cause.message : String(cause);
+    const fix = diskFullFix(dataDir, cause) ?? 'Fix the cause, then start Airlock again.';
+    super(
+      `Airlock could not add the requests it logged while rolled back to an older version (${runOnlyDir}) to its request log: ${message}. ${fix} Nothing was lost: that folder is kept and added at the next start.`,
+      { cause },
+    );
+    this.name = 'RunOnlyFoldError';
+  }
+}
+
+function foldInto(dataDir: string, runOnlyDir: string, openLog: OpenLog): FoldedRunOnlyLog {
   // A crash or a disk fault may have damaged it like any log: opened as it is, it failed every start
   // after the update. Its rows are read back into a fresh one, the damaged file stays in the folder
   // (which keeps it), and where nothing could be read the lost-spend marker moves beside this log below.
@@ -54,9 +85,9 @@ export function foldRunOnlyLog(dataDir: string, runOnlyDir: string): FoldedRunOn
   // A second roll-back in a row logged apart inside this folder (app/runOnlyLog.ts): those rows join this one's first.
   foldNestedRunOnlyLog(runOnlyDir);
   // Brought to this schema first: the older Airlock's log may lack columns this one has.
-  openLogDatabase({ dataDir: runOnlyDir }).close();
+  openLog({ dataDir: runOnlyDir }).close();
   // Throws NewerLogError while this log is still a newer Airlock's: the folder then stays.
-  const db = openLogDatabase({ dataDir });
+  const db = openLog({ dataDir });
   let folded: FoldedRunOnlyLog;
   try {
     db.prepare('ATTACH DATABASE ? AS run_only').run(join(runOnlyDir, DATABASE_FILE_NAME));

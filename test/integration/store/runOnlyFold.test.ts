@@ -3,8 +3,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { startOfLocalDayMs } from '../../../proxy/core/localPeriods.ts';
 import { createRequestLog } from '../../../proxy/store/requestLog.ts';
-import { foldRunOnlyLog } from '../../../proxy/store/runOnlyFold.ts';
-import { openLogDatabase } from '../../../proxy/store/schema.ts';
+import { foldRunOnlyLog, RunOnlyFoldError } from '../../../proxy/store/runOnlyFold.ts';
+import { DATABASE_FILE_NAME, openLogDatabase } from '../../../proxy/store/schema.ts';
 import { SqliteIdempotencyStore } from '../../../proxy/store/write/idempotentAnswers.ts';
 import { saveUnwrittenSpend, UNWRITTEN_SPEND_FILE_NAME } from '../../../proxy/store/write/unwrittenSpendFile.ts';
 import { tempDirPerTest } from './tempLog.ts';
@@ -68,6 +68,33 @@ describe("a roll-back's run-only log, at the update back", () => {
     expect(foldRunOnlyLog(dir(), runOnlyDir())).toEqual({ requests: 0, costCredits: 0, recoveryMessage: null });
     const db = openLogDatabase({ dataDir: dir() });
     expect(db.prepare('SELECT TOTAL(cost_credits) AS credits FROM requests').get()).toEqual({ credits: 3 });
+    db.close();
+  });
+
+  it('says what failed on a full disk and that nothing was lost, keeps the folder, and folds it whole once there is room', async () => {
+    logWith(dir(), [{ id: 'alk_own', credits: 1 }]);
+    logWith(runOnlyDir(), [{ id: 'alk_apart_1', credits: 2 }]);
+    // Its rows need pages this log has no room for: a long error message goes to overflow pages.
+    const apart = openLogDatabase({ dataDir: runOnlyDir() });
+    apart.prepare('UPDATE requests SET error_message = ?').run('x'.repeat(64 * 1024));
+    apart.close();
+    // As on a full disk: SQLite may not grow this log's file by a single page.
+    const fullDisk = ({ dataDir }: { dataDir: string }) => {
+      const db = openLogDatabase({ dataDir });
+      if (dataDir === dir()) db.exec('PRAGMA max_page_count = 1');
+      return db;
+    };
+
+    const fold = () => foldRunOnlyLog(dir(), runOnlyDir(), fullDisk);
+    expect(fold).toThrow(RunOnlyFoldError);
+    expect(fold).toThrow(
+      `Airlock could not add the requests it logged while rolled back to an older version (${runOnlyDir()}) to its request log: database or disk is full. The disk holding ${dir()} is full: free space there, then start Airlock again. Nothing was lost: that folder is kept and added at the next start.`,
+    );
+    expect(existsSync(join(runOnlyDir(), DATABASE_FILE_NAME))).toBe(true);
+
+    expect(foldRunOnlyLog(dir(), runOnlyDir())).toEqual({ requests: 1, costCredits: 2, recoveryMessage: null });
+    const db = openLogDatabase({ dataDir: dir() });
+    expect(db.prepare('SELECT COUNT(*) AS rows, TOTAL(cost_credits) AS credits FROM requests').get()).toEqual({ rows: 2, credits: 3 });
     db.close();
   });
 });

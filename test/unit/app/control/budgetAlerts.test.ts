@@ -71,32 +71,36 @@ describe('budget alerts in the progress and the window status', () => {
   });
 });
 
+type SpendQuery = { sinceMs: number; profileId?: string; clientName?: string };
+const STATUS_AT_MS = Date.UTC(2026, 10, 26, 12);
+
+/** The status with the spend gate's ledger holding `ledgerCredits` spent by profile main for client codex, and this log. */
+function statusWithLedger(ledgerCredits: number, spendSince: (query: SpendQuery) => number) {
+  const ledger = new SpendLedger();
+  ledger.record({ profileId: 'main', clientName: 'codex', costCredits: ledgerCredits, atMs: STATUS_AT_MS - 1000 });
+  return buildStatus({
+    deps: {
+      config: { snapshot: () => config, problem: () => null },
+      log: { spendSince, status: () => ({ reason: null, ledgerGap: null }) },
+      keys: { keyStatus: () => ({ set: true, lastFour: 'wxyz' }), keychainProblem: () => null },
+      spendGate: { ledger, pausedClients: () => [] },
+    } as unknown as ControlDeps,
+    proxy: null,
+    keyRejectedProfiles: [],
+    nowMs: STATUS_AT_MS,
+  });
+}
+
 describe('the window status with the spend gate running', () => {
   it("reads the budgets from the ledger caps are enforced from, and only today's total from the log", () => {
-    const nowMs = Date.UTC(2026, 10, 26, 12);
-    const ledger = new SpendLedger();
-    // Counted as the request ended; the log has not written its row yet.
-    ledger.record({ profileId: 'main', clientName: 'codex', costCredits: 8, atMs: nowMs - 1000 });
-    const logQueries: { sinceMs: number; profileId?: string; clientName?: string }[] = [];
-    const status = buildStatus({
-      deps: {
-        config: { snapshot: () => config, problem: () => null },
-        log: {
-          spendSince: (query: { sinceMs: number; profileId?: string; clientName?: string }) => {
-            logQueries.push(query);
-            return 3;
-          },
-          status: () => ({ reason: null, ledgerGap: null }),
-        },
-        keys: { keyStatus: () => ({ set: true, lastFour: 'wxyz' }), keychainProblem: () => null },
-        spendGate: { ledger, pausedClients: () => [] },
-      } as unknown as ControlDeps,
-      proxy: null,
-      keyRejectedProfiles: [],
-      nowMs,
+    const logQueries: SpendQuery[] = [];
+    // The ledger counted 8 credits as the request ended; the log has not written its row yet.
+    const status = statusWithLedger(8, (query) => {
+      logQueries.push(query);
+      return 3;
     });
     // One read of the log a status, whatever the caps: each cap's read summed its whole period's rows.
-    expect(logQueries).toEqual([{ sinceMs: startOfLocalDayMs(nowMs) }]);
+    expect(logQueries).toEqual([{ sinceMs: startOfLocalDayMs(STATUS_AT_MS) }]);
     expect(status.todaySpend.credits).toBe(3);
     expect(status.alarms.map((alarm) => [alarm.kind, alarm.message])).toEqual([
       ['budget_warning', 'Profile main has used 80% of its daily budget (8 of 10 credits today); at the cap its requests are refused.'],
@@ -110,22 +114,8 @@ describe('the window status with the spend gate running', () => {
 
 /** A log whose reads throw, with the ledger the spend gate enforces caps from. */
 function statusWithUnreadableLog(readError: Error) {
-  const ledger = new SpendLedger();
-  const nowMs = Date.UTC(2026, 10, 26, 12);
-  ledger.record({ profileId: 'main', clientName: 'codex', costCredits: 10, atMs: nowMs - 1000 });
-  const unreadable = () => {
+  return statusWithLedger(10, () => {
     throw readError;
-  };
-  return buildStatus({
-    deps: {
-      config: { snapshot: () => config, problem: () => null },
-      log: { spendSince: unreadable, status: () => ({ reason: null, ledgerGap: null }) },
-      keys: { keyStatus: () => ({ set: true, lastFour: 'wxyz' }), keychainProblem: () => null },
-      spendGate: { ledger, pausedClients: () => [] },
-    } as unknown as ControlDeps,
-    proxy: null,
-    keyRejectedProfiles: [],
-    nowMs,
   });
 }
 

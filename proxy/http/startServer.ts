@@ -18,6 +18,7 @@ import { busySinceLastCheck, InFlightRequests, startForwardingReclaimer } from '
 import { answerClientError } from './clientErrors.ts';
 import { listenOnIpv6Loopback } from './ipv6Loopback.ts';
 import { keepListening, type ListenerFaults } from './listenerFaults.ts';
+import { listenFailure } from './listenRefusal.ts';
 import { DESKTOP_RESUME_WAY, pausedRefusal, STOPPING } from '../forward/ownRefusals.ts';
 import type { CommandHint } from '../contracts/cli.ts';
 import type { SpendGate } from '../contracts/ports.ts';
@@ -65,18 +66,6 @@ export interface ProxyHandle {
   isPaused(): boolean;
   inFlightCount(): number;
   stop(options?: { drainMs?: number }): Promise<StopReport>;
-}
-
-export class PortInUseError extends Error {
-  readonly port: number;
-  readonly host: string;
-  /** Only the fact: who holds the port and what to do differ between the desktop app and `airlock serve`, which each say it. */
-  constructor(port: number, host: string) {
-    super(`Port ${port} on ${host} is already in use, so Airlock cannot listen there.`);
-    this.name = 'PortInUseError';
-    this.port = port;
-    this.host = host;
-  }
 }
 
 /** Keep idle client connections longer than SDK connection pools do, so a reused socket is never half-closed. */
@@ -171,7 +160,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket, requestTimeoutMs));
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
-      reject(error.code === 'EADDRINUSE' ? new PortInUseError(options.port, host) : error);
+      reject(listenFailure(error, options.port, host));
     };
     server.once('error', onError);
     server.listen(options.port, host, () => {

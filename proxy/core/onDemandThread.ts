@@ -8,7 +8,7 @@ interface OnDemandThreadOptions<FromThread, Waiter> {
   threadName: string;
   /** What each thread started is given as its `workerData`, read as it starts. */
   workerData?: () => unknown;
-  /** After this many deaths in a row without an answer, the thread is not started again. */
+  /** After this many deaths in a row without an answer, the thread is not started again (out of descriptors is no death). */
   maxFailuresInARow: number;
   /** An answer from the thread, with the waiter it was for (undefined if none is waiting for it). */
   onAnswer: (answer: FromThread, waiter: Waiter | undefined) => void;
@@ -41,6 +41,17 @@ interface OnDemandThreadOptions<FromThread, Waiter> {
  * memory all day.
  */
 export const IDLE_THREAD_STOP_MS = 5 * 60_000;
+
+/**
+ * A thread that could not start or run for want of file descriptors (EMFILE, ENFILE: another program
+ * leaking sockets, a low `ulimit -n`): a state of the process, which passes, not a fault of the
+ * thread. Such a death fails its questions but does not count toward giving up: three questions
+ * while descriptors ran short made the translation thread refuse every heavy body until a restart,
+ * long after they were free again (probe L, 2026-11-30, a child under `prlimit --nofile=80`).
+ * Node words it in the message, whatever the code ("Cannot read package config …: too many open
+ * files.", "EMFILE: too many open files, open …"); ENFILE is "file table overflow" on Linux.
+ */
+const OUT_OF_DESCRIPTORS = /too many open files|file table overflow|\bE[MN]FILE\b/i;
 
 /**
  * A worker thread started at the first question and kept while it answers: each question has an
@@ -101,9 +112,13 @@ export class OnDemandThread<ToThread, FromThread extends { id: number }, Waiter>
     const worker = new Worker(this.options.scriptUrl, { name: this.options.threadName, workerData: this.options.workerData?.() });
     worker.unref();
     worker.on('message', (answer: FromThread) => this.onMessage(answer));
-    // Redacted: the threads read request bodies, and a user may have pasted a key into one.
-    worker.on('error', (error) => this.options.onError(redactSecrets(error.message)));
-    worker.once('exit', () => this.onExit(worker));
+    let outOfDescriptors = false;
+    worker.on('error', (error) => {
+      outOfDescriptors ||= OUT_OF_DESCRIPTORS.test(error.message);
+      // Redacted: the threads read request bodies, and a user may have pasted a key into one.
+      this.options.onError(redactSecrets(error.message));
+    });
+    worker.once('exit', () => this.onExit(worker, outOfDescriptors));
     this.worker = worker;
     return worker;
   }
@@ -133,11 +148,11 @@ export class OnDemandThread<ToThread, FromThread extends { id: number }, Waiter>
     this.idleTimer = null;
   }
 
-  private onExit(worker: Worker): void {
+  private onExit(worker: Worker, outOfDescriptors: boolean): void {
     if (worker !== this.worker) return;
     this.clearIdleTimer();
     this.worker = null;
-    this.failuresInARow += 1;
+    if (!outOfDescriptors) this.failuresInARow += 1;
     this.failWaiters('died');
     if (this.failuresInARow === this.options.maxFailuresInARow) this.options.onGaveUp();
   }

@@ -1,3 +1,4 @@
+import { isOutOfDescriptors } from './outOfDescriptors.ts';
 import { Worker } from 'node:worker_threads';
 import { trimWhenIdle } from './memoryReclaimer.ts';
 import { redactSecrets } from './redact.ts';
@@ -41,17 +42,6 @@ interface OnDemandThreadOptions<FromThread, Waiter> {
  * memory all day.
  */
 export const IDLE_THREAD_STOP_MS = 5 * 60_000;
-
-/**
- * A thread that could not start or run for want of file descriptors (EMFILE, ENFILE: another program
- * leaking sockets, a low `ulimit -n`): a state of the process, which passes, not a fault of the
- * thread. Such a death fails its questions but does not count toward giving up: three questions
- * while descriptors ran short made the translation thread refuse every heavy body until a restart,
- * long after they were free again (probe L, 2026-11-30, a child under `prlimit --nofile=80`).
- * Node words it in the message, whatever the code ("Cannot read package config …: too many open
- * files.", "EMFILE: too many open files, open …"); ENFILE is "file table overflow" on Linux.
- */
-const OUT_OF_DESCRIPTORS = /too many open files|file table overflow|\bE[MN]FILE\b/i;
 
 /**
  * A worker thread started at the first question and kept while it answers: each question has an
@@ -114,7 +104,7 @@ export class OnDemandThread<ToThread, FromThread extends { id: number }, Waiter>
     worker.on('message', (answer: FromThread) => this.onMessage(answer));
     let outOfDescriptors = false;
     worker.on('error', (error) => {
-      outOfDescriptors ||= OUT_OF_DESCRIPTORS.test(error.message);
+      outOfDescriptors ||= isOutOfDescriptors(error);
       // Redacted: the threads read request bodies, and a user may have pasted a key into one.
       this.options.onError(redactSecrets(error.message));
     });
@@ -152,6 +142,9 @@ export class OnDemandThread<ToThread, FromThread extends { id: number }, Waiter>
     if (worker !== this.worker) return;
     this.clearIdleTimer();
     this.worker = null;
+    // Out of descriptors is the process's state, which passes: three questions while they ran short
+    // made the translation thread refuse every heavy body until a restart, long after they were free
+    // (probe L, 2026-11-30, a child under `prlimit --nofile=80`). Those questions still fail.
     if (!outOfDescriptors) this.failuresInARow += 1;
     this.failWaiters('died');
     if (this.failuresInARow === this.options.maxFailuresInARow) this.options.onGaveUp();

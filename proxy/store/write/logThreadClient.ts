@@ -1,3 +1,4 @@
+import { isOutOfDescriptors } from '../../core/outOfDescriptors.ts';
 import type { Transferable, Worker } from 'node:worker_threads';
 import { threadScriptUrl } from '../../core/threadScript.ts';
 import type { CapturedBodies, RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
@@ -20,6 +21,13 @@ export class RequestLogStoppedError extends Error {}
 
 /** A thread that died is started again this many times in a row before the log gives up. */
 const MAX_RESTARTS = 3;
+/**
+ * How long after a thread died for want of file descriptors a new one starts. Such a death does not
+ * count toward giving up (the process's state, which passes), and the wait keeps a restart from
+ * looping while descriptors stay short: three at once, all failing, ended logging until a restart
+ * (probe L, 2026-11-30, a child under `prlimit --nofile=80` met by a burst of connections).
+ */
+export const RESTART_AFTER_OUT_OF_DESCRIPTORS_MS = 1_000;
 /** The OS thread's name (at most 15 characters on Linux), by which its priority is lowered. */
 const LOG_THREAD_NAME = 'airlock-log';
 /**
@@ -88,6 +96,8 @@ export interface LogThreadOptions extends Omit<LogThreadData, 'ownCheckpoints'> 
   onSummaries?: (summaries: EndedRowSummary[]) => void;
   /** The thread's script; tests pass stand-ins that fail or fall behind. */
   threadUrl?: URL;
+  /** RESTART_AFTER_OUT_OF_DESCRIPTORS_MS unless given (tests lower it). */
+  restartAfterOutOfDescriptorsMs?: number;
   /** The bytes posted and not yet taken in that the queue may hold (read at each post: a setting); DEFAULT_LOG_BACKLOG_BYTES unless given. */
   backlogBytes?: () => number;
   /** Told when the thread falls behind, catches up, or folded requests are written (behindReason changed). */
@@ -113,6 +123,8 @@ export class LogThreadClient {
   private readonly replyWaiters = new Map<number, (result: RetentionResult | null) => void>();
   private closing: Promise<void> | null = null;
   private restarts = 0;
+  /** A thread that died for want of descriptors is started again when it fires; meanwhile `worker` is the dead one. */
+  private restartTimer: NodeJS.Timeout | null = null;
   private stopped = false;
   /** Bytes of the batches posted to the thread and not yet taken in: what its queue holds. */
   private queuedBytes = 0;
@@ -168,6 +180,8 @@ export class LogThreadClient {
 
   /** Sends a message that the thread answers with its id, and waits for that answer. */
   private request(message: (id: number) => ToLogThread): Promise<RetentionResult | null> {
+    // No thread runs to answer: what was posted meanwhile was lost with it, as at any death.
+    if (this.restartTimer !== null) return Promise.resolve(null);
     const id = this.nextReplyId++;
     // The thread is unref'd so it never keeps the process alive; an answer awaited last must.
     this.worker.ref();
@@ -223,6 +237,11 @@ export class LogThreadClient {
     await this.flush();
     if (this.stopped) return;
     this.stopped = true;
+    if (this.restartTimer !== null) {
+      clearTimeout(this.restartTimer);
+      this.restartTimer = null;
+      return;
+    }
     this.worker.ref();
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.postMessage({ type: 'close' } satisfies ToLogThread);
@@ -322,8 +341,12 @@ export class LogThreadClient {
     };
     const worker = startBackgroundWorker(this.options.threadUrl ?? LOG_THREAD_URL, { workerData, name: LOG_THREAD_NAME });
     worker.on('message', (message: FromLogThread) => this.onMessage(message));
-    worker.on('error', (error) => this.options.onError(error));
-    worker.once('exit', () => this.onExit(worker));
+    let outOfDescriptors = false;
+    worker.on('error', (error) => {
+      outOfDescriptors ||= isOutOfDescriptors(error);
+      this.options.onError(error);
+    });
+    worker.once('exit', () => this.onExit(worker, outOfDescriptors));
     return worker;
   }
 
@@ -352,13 +375,22 @@ export class LogThreadClient {
   }
 
   /** A thread that died lost what it held; later requests are logged by a new one. */
-  private onExit(worker: Worker): void {
+  private onExit(worker: Worker, outOfDescriptors: boolean): void {
     if (worker !== this.worker) return;
     for (const resolve of this.replyWaiters.values()) resolve(null);
     this.replyWaiters.clear();
     this.queuedBytes = 0;
     this.folded.threadLost();
     if (this.stopped) return;
+    if (outOfDescriptors) {
+      this.options.onError(new Error('the request log thread stopped for want of file descriptors; a new one starts in a moment'));
+      this.restartTimer = setTimeout(() => {
+        this.restartTimer = null;
+        if (!this.stopped) this.worker = this.startWorker();
+      }, this.options.restartAfterOutOfDescriptorsMs ?? RESTART_AFTER_OUT_OF_DESCRIPTORS_MS);
+      this.restartTimer.unref();
+      return;
+    }
     if (this.restarts >= MAX_RESTARTS) {
       this.stopped = true;
       this.options.onError(

@@ -1,3 +1,4 @@
+import { rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it, vi } from 'vitest';
@@ -44,6 +45,43 @@ describe('LogThreadClient', () => {
     client.enqueue(startEvent('after'));
     await expect(client.flush()).resolves.toBeUndefined();
     await expect(client.close()).resolves.toBeUndefined();
+  });
+
+  it('starts a thread that died for want of file descriptors again once they free, however often it died, and never leaves a flush waiting', async () => {
+    const errors: unknown[] = [];
+    const marker = join(dataDir(), 'out-of-descriptors');
+    writeFileSync(marker, '');
+    const client = clientWith(
+      { threadUrl: new URL('./fixtures/outOfDescriptorsLogThread.ts', import.meta.url), restartAfterOutOfDescriptorsMs: 5 },
+      errors,
+    );
+    const starved = (): number => messages(errors).filter((message) => message.includes('for want of file descriptors')).length;
+    // More deaths than MAX_RESTARTS: none counts toward giving up.
+    await expect.poll(starved).toBeGreaterThan(4);
+    await expect(client.flush()).resolves.toBeUndefined();
+    expect(errors.some((error) => error instanceof RequestLogStoppedError)).toBe(false);
+
+    rmSync(marker);
+    // Events posted while no thread runs are lost, as at any death: each try posts its own request.
+    let tries = 0;
+    await expect
+      .poll(async () => {
+        tries += 1;
+        client.enqueue(startEvent(`after-${tries}`));
+        client.enqueue(endEvent(`after-${tries}`));
+        await client.flush();
+        const db = new DatabaseSync(join(dataDir(), 'requests.db'));
+        try {
+          return (db.prepare('SELECT count(*) AS rows FROM requests').get() as { rows: number }).rows;
+        } catch {
+          return 0;
+        } finally {
+          db.close();
+        }
+      })
+      .toBeGreaterThan(0);
+    await expect(client.close()).resolves.toBeUndefined();
+    expect(errors.some((error) => error instanceof RequestLogStoppedError)).toBe(false);
   });
 
   it("has this thread's reclaimer trim once the log thread says it released memory", async () => {

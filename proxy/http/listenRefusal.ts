@@ -1,5 +1,5 @@
 /** Why the system refused Airlock its port at listen, as far as the error code tells. */
-export type ListenRefusal = 'in_use' | 'blocked';
+type ListenRefusal = 'in_use' | 'blocked';
 
 /**
  * EADDRINUSE: another program listens there. EACCES and EPERM: the system forbids the port. On

@@ -4,7 +4,7 @@ import { Server as NetServer } from 'node:net';
  * How long after a listener fails it is opened again, and between tries while that fails: one try a
  * second costs nothing while descriptors are short, and a tool that retries finds the port again soon.
  */
-export const RELISTEN_DELAY_MS = 1_000;
+const RELISTEN_DELAY_MS = 1_000;
 
 /** Where a listener's failure is said: once when it stops taking connections, once when it takes them again. */
 export interface ListenerFaults {

@@ -27,7 +27,7 @@ const MAX_RESTARTS = 3;
  * looping while descriptors stay short: three at once, all failing, ended logging until a restart
  * (probe L, 2026-11-30, a child under `prlimit --nofile=80` met by a burst of connections).
  */
-export const RESTART_AFTER_OUT_OF_DESCRIPTORS_MS = 1_000;
+const RESTART_AFTER_OUT_OF_DESCRIPTORS_MS = 1_000;
 /** The OS thread's name (at most 15 characters on Linux), by which its priority is lowered. */
 const LOG_THREAD_NAME = 'airlock-log';
 /**

@@ -4,7 +4,7 @@ import { threadScriptUrl } from '../../core/threadScript.ts';
 import type { CapturedBodies, RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 import type { EndedRowSummary } from '../../contracts/log.ts';
 import { bodyBytesOf } from './eventSlice.ts';
-import { FoldedSpend, nextBacklogMode, splitForFolding, type BacklogMode } from './logBacklog.ts';
+import { behindReasonText, bodiesNotKeptNote, FoldedSpend, nextBacklogMode, splitForFolding, type BacklogMode } from './logBacklog.ts';
 import { isSupersededByEnd } from './rowDraft.ts';
 import { encodeEvents, EventBatchWriter } from './eventBatch.ts';
 import type { FromLogThread, LogThreadData, ToLogThread } from './logThreadMessages.ts';
@@ -38,13 +38,6 @@ const LOG_THREAD_NAME = 'airlock-log';
  * spend instead of rows (logBacklog.ts). The user's `logBacklogMiB` setting replaces it.
  */
 export const DEFAULT_LOG_BACKLOG_BYTES = 64 * 1024 * 1024;
-
-const megabytes = (bytes: number): number => Math.round(bytes / (1024 * 1024));
-
-/** What a row whose bodies were not kept says about it (the request detail shows it). */
-export function bodiesNotKeptNote(budgetBytes: number): string {
-  return `Bodies not kept: the request log had over ${megabytes(budgetBytes / 2)} MB of work waiting (a load taking every core).`;
-}
 
 const SKIPPED_BODIES: CapturedBodies = {
   requestHeaders: {},
@@ -125,6 +118,8 @@ export class LogThreadClient {
   private restarts = 0;
   /** A thread that died for want of descriptors is started again when it fires; meanwhile `worker` is the dead one. */
   private restartTimer: NodeJS.Timeout | null = null;
+  /** Such a death was said, and no thread answered since: while descriptors stay short one dies each second. */
+  private starvedSaid = false;
   private stopped = false;
   /** Bytes of the batches posted to the thread and not yet taken in: what its queue holds. */
   private queuedBytes = 0;
@@ -193,20 +188,7 @@ export class LogThreadClient {
 
   /** What the log does not keep now because the thread is behind, in words, or null. */
   get behindReason(): string | null {
-    const budget = this.backlogBytes();
-    const folded = this.folded.requests;
-    if (this.mode === 'fold') {
-      return (
-        `The request log fell behind a load that takes every core (over ${megabytes(budget)} MB of work waiting): requests are ` +
-        `counted in spend summaries per day, profile, client and model instead of rows of their own until it catches up ` +
-        `(${folded} so far), and their bodies are not kept. Totals and budgets count them.`
-      );
-    }
-    if (this.mode === 'withoutBodies') {
-      return `The request log fell behind a load that takes every core (over ${megabytes(budget / 2)} MB of work waiting): request bodies are not kept until it catches up.`;
-    }
-    if (folded > 0) return `${folded} request(s) counted while the request log was behind are being written to it as summary rows.`;
-    return null;
+    return behindReasonText(this.mode, this.backlogBytes(), this.folded.requests);
   }
 
   /** Spend of folded requests the thread has not taken in yet: totals and budgets add it. */
@@ -321,6 +303,8 @@ export class LogThreadClient {
   }
 
   private sendBatch(serialized: Uint8Array<ArrayBuffer>, secrets: string[], withBodies: boolean): void {
+    // No thread runs to take it in and say so: counted, it stayed waiting work after the restart, and the log behind for good.
+    if (this.restartTimer !== null) return;
     // The memory the thread holds until it is written: the whole buffer, its unused end included.
     const heldBytes = serialized.buffer.byteLength;
     this.queuedBytes += heldBytes;
@@ -341,12 +325,13 @@ export class LogThreadClient {
     };
     const worker = startBackgroundWorker(this.options.threadUrl ?? LOG_THREAD_URL, { workerData, name: LOG_THREAD_NAME });
     worker.on('message', (message: FromLogThread) => this.onMessage(message));
-    let outOfDescriptors = false;
+    let starvedBy: string | null = null;
     worker.on('error', (error) => {
-      outOfDescriptors ||= isOutOfDescriptors(error);
-      this.options.onError(error);
+      // Said as it exits, once: each new cause on the board is a new notice (an OS notification).
+      if (isOutOfDescriptors(error)) starvedBy ??= error.message;
+      else this.options.onError(error);
     });
-    worker.once('exit', () => this.onExit(worker, outOfDescriptors));
+    worker.once('exit', () => this.onExit(worker, starvedBy));
     return worker;
   }
 
@@ -360,6 +345,7 @@ export class LogThreadClient {
     } else if (message.type === 'flushed' || message.type === 'retained') {
       // A thread that answers is healthy: a later death starts the count of restarts again.
       this.restarts = 0;
+      this.starvedSaid = false;
       this.replyWaiters.get(message.id)?.(message.type === 'retained' ? message.result : null);
       this.replyWaiters.delete(message.id);
       if (this.replyWaiters.size === 0 && !this.stopped) this.worker.unref();
@@ -375,15 +361,17 @@ export class LogThreadClient {
   }
 
   /** A thread that died lost what it held; later requests are logged by a new one. */
-  private onExit(worker: Worker, outOfDescriptors: boolean): void {
+  private onExit(worker: Worker, starvedBy: string | null): void {
     if (worker !== this.worker) return;
     for (const resolve of this.replyWaiters.values()) resolve(null);
     this.replyWaiters.clear();
     this.queuedBytes = 0;
     this.folded.threadLost();
     if (this.stopped) return;
-    if (outOfDescriptors) {
-      this.options.onError(new Error('the request log thread stopped for want of file descriptors; a new one starts in a moment'));
+    if (starvedBy !== null) {
+      const said = `the request log thread stopped for want of file descriptors (${starvedBy}); a new one starts each second until they free`;
+      if (!this.starvedSaid) this.options.onError(new Error(said));
+      this.starvedSaid = true;
       this.restartTimer = setTimeout(() => {
         this.restartTimer = null;
         if (!this.stopped) this.worker = this.startWorker();

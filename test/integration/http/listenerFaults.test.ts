@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
+import { Agent, createServer as createHttpServer, get as httpGet, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -89,7 +89,34 @@ describe('the 127.0.0.1 listener when an accept fails', () => {
     expect(response.status, response.body).toBe(200);
     expect(end).toMatchObject({ status: 200, errorClass: null });
   });
+
+  it("leaves an idle keep-alive connection open across the new listen: its client's next request goes on it", async () => {
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const first = await getThrough(agent, `${harness.proxy.url}/`);
+      expect(first.reused).toBe(false);
+      const recovered = watched.recovered();
+      servers[0]!.emit('error', acceptFailure('EMFILE'));
+      await recovered;
+      // http.Server's close would have closed it (closeIdleConnections), and the client's pool with it.
+      const second = await getThrough(agent, `${harness.proxy.url}/`);
+      expect(second).toEqual({ status: first.status, reused: true });
+    } finally {
+      agent.destroy();
+    }
+  });
 });
+
+/** A GET through `agent`: its status, and whether it went on a connection the agent kept from before. */
+function getThrough(agent: Agent, url: string): Promise<{ status: number; reused: boolean }> {
+  return new Promise((resolve, reject) => {
+    const req = httpGet(url, { agent }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+    });
+    req.on('error', reject);
+  });
+}
 
 describe('the [::1] listener when an accept fails', () => {
   let server: HttpServer;

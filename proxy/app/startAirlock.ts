@@ -349,13 +349,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     idempotency: keyedCreationsCache(log.idempotencyStore, tell),
     ...(options.resumeWay ? { resumeWay: options.resumeWay } : {}),
     commandHint: hint,
-    listenerFaults: {
-      failing: (message) => tell('listener_failing', message),
-      recovered: (message) => {
-        noticeBoard.resolve('listener_failing');
-        console.error(`[airlock] ${message}`);
-      },
-    },
+    listenerFaults: said.listenerFaults,
   }).catch(async (error: unknown) => {
     await stopServices();
     throw error;

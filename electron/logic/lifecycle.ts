@@ -119,7 +119,7 @@ export function startupProblemView(problem: StartupProblem, port: number): Start
     case 'port_blocked':
       return {
         title: `Port ${port} is blocked`,
-        detail: `The system refused Airlock port ${port} on 127.0.0.1, although no program may be listening there: on Windows, Hyper-V, WSL 2 and Docker reserve ranges of ports (they can move after a reboot), and a program can hold a port for itself alone.`,
+        detail: `The system refused Airlock port ${port} on 127.0.0.1, even if no program listens there: on Windows, Hyper-V, WSL 2 and Docker reserve ranges of ports (they can move after a reboot), and a program can hold a port for itself alone.`,
         fix: `On Windows, run \`netsh int ipv4 show excludedportrange protocol=tcp\` to see whether ${port} is in a reserved range; if so, \`net stop winnat\` then \`net start winnat\` in an administrator terminal often frees it. Or start Airlock with another port in the AIRLOCK_PORT environment variable and connect your tools again (\`${CLI_COMMAND} connect <tool>\` writes the port it listens on).`,
       };
     case 'data_dir_in_use':

@@ -36,7 +36,7 @@ export class PortBlockedError extends Error {
   /** The fact and where to look; the way out (another port) differs between the desktop app and `airlock serve`. */
   constructor(port: number, host: string, code: string) {
     super(
-      `Port ${port} on ${host} is blocked or reserved, so Airlock cannot listen there (${code}): no program may be listening on it. ` +
+      `Port ${port} on ${host} is blocked or reserved, so Airlock cannot listen there (${code}), even if no program listens on it. ` +
         `On Windows, see whether it falls in a reserved range with \`netsh int ipv4 show excludedportrange protocol=tcp\` ` +
         '(Hyper-V, WSL 2 and Docker reserve ranges; `net stop winnat` then `net start winnat`, as administrator, often frees them), ' +
         'or whether a program holds it for itself alone; elsewhere, ports under 1024 need administrator rights.',

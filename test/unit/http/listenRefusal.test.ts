@@ -31,6 +31,8 @@ describe('listenFailure', () => {
       const error = listenFailure(failed(code), 8642, '127.0.0.1');
       expect(error).toBeInstanceOf(PortBlockedError);
       expect(error.message).toContain('Port 8642 on 127.0.0.1 is blocked or reserved');
+      // Not "no program may be listening", which reads as a rule that none is allowed to.
+      expect(error.message).toContain('even if no program listens on it');
       expect(error.message).toContain('netsh int ipv4 show excludedportrange protocol=tcp');
       expect((error as PortBlockedError).code).toBe(code);
     },

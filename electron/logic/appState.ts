@@ -7,6 +7,7 @@ import type { ConnectToolSummary } from './connectMenu.ts';
  */
 export type StartupProblemKind =
   | 'port_in_use'
+  | 'port_blocked'
   | 'data_dir_in_use'
   | 'log_damaged'
   | 'log_unreadable'

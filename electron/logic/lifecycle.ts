@@ -87,6 +87,8 @@ export function classifyStartupError(error: unknown, port: number): StartupProbl
   if (facts.name === 'PortInUseError' || facts.code === 'EADDRINUSE') {
     return { kind: 'port_in_use', detail: `port ${port} on 127.0.0.1 is already in use` };
   }
+  // By name only: EACCES alone may be a file's (the data directory's), and startServer names the port's (listenRefusal.ts).
+  if (facts.name === 'PortBlockedError') return { kind: 'port_blocked', detail: `port ${port} on 127.0.0.1 is blocked or reserved` };
   if (facts.name === 'DataDirInUseError') return { kind: 'data_dir_in_use', detail: 'another Airlock is running with the same data' };
   // Its message names the damaged file and the directory to move it out of.
   if (facts.name === 'RequestLogDamagedError') return { kind: 'log_damaged', detail: facts.message.replace(/\.$/, '') };
@@ -113,6 +115,12 @@ export function startupProblemView(problem: StartupProblem, port: number): Start
         title: `Port ${port} is taken`,
         detail: `Another program (or another Airlock, e.g. \`${CLI_COMMAND} serve\`) is listening on 127.0.0.1:${port}. Airlock never moves to another port silently, because your clients are configured with this one.`,
         fix: `Stop the other program (find it with \`lsof -i :${port}\` on macOS/Linux or \`netstat -ano | findstr :${port}\` on Windows), then quit and start Airlock again.`,
+      };
+    case 'port_blocked':
+      return {
+        title: `Port ${port} is blocked`,
+        detail: `The system refused Airlock port ${port} on 127.0.0.1, even if no program listens there: on Windows, Hyper-V, WSL 2 and Docker reserve ranges of ports (they can move after a reboot), and a program can hold a port for itself alone.`,
+        fix: `On Windows, run \`netsh int ipv4 show excludedportrange protocol=tcp\` to see whether ${port} is in a reserved range; if so, \`net stop winnat\` then \`net start winnat\` in an administrator terminal often frees it. Or start Airlock with another port in the AIRLOCK_PORT environment variable and connect your tools again (\`${CLI_COMMAND} connect <tool>\` writes the port it listens on).`,
       };
     case 'data_dir_in_use':
       return {

@@ -26,6 +26,7 @@ const TITLE_BY_KIND: Record<NoticeKind, string> = {
   upstream_proxy: 'Airlock cannot use the proxy the environment names',
   tools_through_proxy: "Your tools may send Airlock's requests to a proxy",
   localhost_taken: "Another program answers localhost at Airlock's port",
+  listener_failing: 'Airlock stopped taking new connections',
   unexpected_error: 'Airlock failed unexpectedly',
 };
 

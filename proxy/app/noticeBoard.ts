@@ -36,6 +36,8 @@ const FIX_BY_KIND: Record<NoticeKind, string> = {
     'Set the variable to an http:// or https:// proxy URL (or unset it), then restart Airlock: it reads HTTPS_PROXY, HTTP_PROXY, ALL_PROXY and NO_PROXY when it starts.',
   tools_through_proxy: `Add 127.0.0.1 to both NO_PROXY and no_proxy where you start your tools (a shell profile), then start them again: localhost is not enough, as the tools compare the address as written. Or run \`${CLI_COMMAND} connect <tool>\` in that shell: it writes the exception into Claude Code's, Codex's and Continue's own settings.`,
   localhost_taken: `Point your tools at 127.0.0.1 rather than localhost (\`${CLI_COMMAND} connect <tool>\` does), or stop the program it names and restart Airlock.`,
+  listener_failing:
+    'Nothing to do if it passes: Airlock listens again by itself. If it lasts, close programs holding many connections, or raise the open-files limit (`ulimit -n`) where Airlock starts.',
   unexpected_error: 'A fault in Airlock: try again, and if it keeps happening, report it with these words.',
 };
 

@@ -1,6 +1,7 @@
 import type { NoticeKind } from '../contracts/notices.ts';
 import { redactKnownSecrets } from '../core/redact.ts';
 import { NoticeBoard } from './noticeBoard.ts';
+import type { ListenerFaults } from '../http/listenerFaults.ts';
 
 /** What one run says to the user: its start notes (serve's lines) and the board the window shows. */
 export interface RunNotices {
@@ -11,6 +12,8 @@ export interface RunNotices {
   notice(kind: NoticeKind, message: string | null): void;
   /** Said while running: on stderr for `airlock serve`, in the window and notifications for the desktop. */
   tell(kind: NoticeKind, message: string): void;
+  /** A listener that stops taking connections (listenerFaults.ts): told as `listener_failing`, which goes when it listens again. */
+  listenerFaults: ListenerFaults;
   /** The secrets to mask from now on; the lines said before are masked again with them. */
   maskWith(knownSecrets: () => string[]): void;
   /** The text with the secrets known now masked: for what the run says elsewhere (its commands' data directory). */
@@ -37,6 +40,13 @@ export function runNotices(dataDir: string, privacyProblems: string[]): RunNotic
     },
     tell(kind, message) {
       console.error(`[airlock] ${board.report(kind, message).cause}`);
+    },
+    listenerFaults: {
+      failing: (message) => console.error(`[airlock] ${board.report('listener_failing', message).cause}`),
+      recovered: (message) => {
+        board.resolve('listener_failing');
+        console.error(`[airlock] ${message}`);
+      },
     },
     maskWith(knownSecrets) {
       secretsToMask = knownSecrets;

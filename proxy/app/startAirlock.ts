@@ -349,6 +349,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
     idempotency: keyedCreationsCache(log.idempotencyStore, tell),
     ...(options.resumeWay ? { resumeWay: options.resumeWay } : {}),
     commandHint: hint,
+    listenerFaults: said.listenerFaults,
   }).catch(async (error: unknown) => {
     await stopServices();
     throw error;

@@ -25,6 +25,7 @@ export type NoticeKind =
   | 'upstream_proxy'
   | 'tools_through_proxy'
   | 'localhost_taken'
+  | 'listener_failing'
   | 'unexpected_error';
 
 export interface Notice {

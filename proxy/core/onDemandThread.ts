@@ -1,3 +1,4 @@
+import { isOutOfDescriptors } from './outOfDescriptors.ts';
 import { Worker } from 'node:worker_threads';
 import { trimWhenIdle } from './memoryReclaimer.ts';
 import { redactSecrets } from './redact.ts';
@@ -8,7 +9,7 @@ interface OnDemandThreadOptions<FromThread, Waiter> {
   threadName: string;
   /** What each thread started is given as its `workerData`, read as it starts. */
   workerData?: () => unknown;
-  /** After this many deaths in a row without an answer, the thread is not started again. */
+  /** After this many deaths in a row without an answer, the thread is not started again (out of descriptors is no death). */
   maxFailuresInARow: number;
   /** An answer from the thread, with the waiter it was for (undefined if none is waiting for it). */
   onAnswer: (answer: FromThread, waiter: Waiter | undefined) => void;
@@ -101,9 +102,13 @@ export class OnDemandThread<ToThread, FromThread extends { id: number }, Waiter>
     const worker = new Worker(this.options.scriptUrl, { name: this.options.threadName, workerData: this.options.workerData?.() });
     worker.unref();
     worker.on('message', (answer: FromThread) => this.onMessage(answer));
-    // Redacted: the threads read request bodies, and a user may have pasted a key into one.
-    worker.on('error', (error) => this.options.onError(redactSecrets(error.message)));
-    worker.once('exit', () => this.onExit(worker));
+    let outOfDescriptors = false;
+    worker.on('error', (error) => {
+      outOfDescriptors ||= isOutOfDescriptors(error);
+      // Redacted: the threads read request bodies, and a user may have pasted a key into one.
+      this.options.onError(redactSecrets(error.message));
+    });
+    worker.once('exit', () => this.onExit(worker, outOfDescriptors));
     this.worker = worker;
     return worker;
   }
@@ -133,11 +138,14 @@ export class OnDemandThread<ToThread, FromThread extends { id: number }, Waiter>
     this.idleTimer = null;
   }
 
-  private onExit(worker: Worker): void {
+  private onExit(worker: Worker, outOfDescriptors: boolean): void {
     if (worker !== this.worker) return;
     this.clearIdleTimer();
     this.worker = null;
-    this.failuresInARow += 1;
+    // Out of descriptors is the process's state, which passes: three questions while they ran short
+    // made the translation thread refuse every heavy body until a restart, long after they were free
+    // (probe L, 2026-11-30, a child under `prlimit --nofile=80`). Those questions still fail.
+    if (!outOfDescriptors) this.failuresInARow += 1;
     this.failWaiters('died');
     if (this.failuresInARow === this.options.maxFailuresInARow) this.options.onGaveUp();
   }

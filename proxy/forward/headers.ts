@@ -25,11 +25,36 @@ const HOP_BY_HOP = new Set([
 ]);
 
 /**
- * Request headers the gateway must not see: client credentials (replaced by the key), browser and
- * network identity, framing the proxy sets itself, `expect` (the body is already being sent) and
- * `content-encoding` (a compressed body is decoded on arrival, so the gateway gets it plain).
+ * Credentials a client sends for another service, each a key on its own: the gateway must never get
+ * them (nor a gateway behind it: LiteLLM forwards a client's `x-` headers to its providers when told
+ * to, docs.litellm.ai/docs/proxy/forward_client_headers). Google's Gemini SDKs send their key as
+ * `x-goog-api-key` (googleapis/js-genai, python-genai); LiteLLM's proxy takes its key as
+ * `x-litellm-api-key` (litellm/proxy/pass_through_endpoints/common_utils.py), Portkey as
+ * `x-portkey-api-key`, Helicone as `Helicone-Auth`, Cloudflare's AI Gateway as
+ * `cf-aig-authorization`, Azure API Management as `Ocp-Apim-Subscription-Key`; AWS's SigV4 signs
+ * with a session token in `x-amz-security-token`. Kept, as no credential: `OpenAI-Organization` and
+ * `OpenAI-Project` (ids choosing whose quota a request counts against, platform.openai.com API
+ * reference, "Authentication"), `x-goog-user-project` (a project id), Portkey's `x-portkey-virtual-key`
+ * and `x-portkey-config` (of use only with a Portkey key, and what a Portkey gateway routes by).
+ */
+export const FOREIGN_CREDENTIAL_HEADERS: readonly string[] = [
+  'x-goog-api-key',
+  'x-litellm-api-key',
+  'x-portkey-api-key',
+  'helicone-auth',
+  'cf-aig-authorization',
+  'ocp-apim-subscription-key',
+  'x-amz-security-token',
+];
+
+/**
+ * Request headers the gateway must not see: client credentials (replaced by the key) and those for
+ * other services, browser and network identity, framing the proxy sets itself, `expect` (the body is
+ * already being sent) and `content-encoding` (a compressed body is decoded on arrival, so the
+ * gateway gets it plain).
  */
 const DROPPED_REQUEST_HEADERS = new Set([
+  ...FOREIGN_CREDENTIAL_HEADERS,
   'host',
   'authorization',
   'x-api-key',

@@ -17,6 +17,8 @@ import { answerUnexpectedError, createRequestDispatch, sayUnexpectedErrorOnStder
 import { busySinceLastCheck, InFlightRequests, startForwardingReclaimer } from './forwardingReclaimer.ts';
 import { answerClientError } from './clientErrors.ts';
 import { listenOnIpv6Loopback } from './ipv6Loopback.ts';
+import { keepListening, type ListenerFaults } from './listenerFaults.ts';
+import { listenFailure } from './listenRefusal.ts';
 import { DESKTOP_RESUME_WAY, pausedRefusal, STOPPING } from '../forward/ownRefusals.ts';
 import type { CommandHint } from '../contracts/cli.ts';
 import type { SpendGate } from '../contracts/ports.ts';
@@ -47,6 +49,10 @@ export interface ServerOptions {
   reportUnexpectedError?: (message: string) => void;
   /** How long a client has to send its whole request, from its start (REQUEST_TIMEOUT_MS unless given; tests lower it). */
   requestTimeoutMs?: number;
+  /** Where a listener that stops taking connections, and takes them again, is said (startAirlock: the notices); stderr unless given. */
+  listenerFaults?: ListenerFaults;
+  /** How long after a listener's failure it listens again (RELISTEN_DELAY_MS unless given; tests lower it). */
+  relistenDelayMs?: number;
 }
 
 export interface ProxyHandle {
@@ -60,18 +66,6 @@ export interface ProxyHandle {
   isPaused(): boolean;
   inFlightCount(): number;
   stop(options?: { drainMs?: number }): Promise<StopReport>;
-}
-
-export class PortInUseError extends Error {
-  readonly port: number;
-  readonly host: string;
-  /** Only the fact: who holds the port and what to do differ between the desktop app and `airlock serve`, which each say it. */
-  constructor(port: number, host: string) {
-    super(`Port ${port} on ${host} is already in use, so Airlock cannot listen there.`);
-    this.name = 'PortInUseError';
-    this.port = port;
-    this.host = host;
-  }
 }
 
 /** Keep idle client connections longer than SDK connection pools do, so a reused socket is never half-closed. */
@@ -166,7 +160,7 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
   server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket, requestTimeoutMs));
   await new Promise<void>((resolve, reject) => {
     const onError = (error: NodeJS.ErrnoException): void => {
-      reject(error.code === 'EADDRINUSE' ? new PortInUseError(options.port, host) : error);
+      reject(listenFailure(error, options.port, host));
     };
     server.once('error', onError);
     server.listen(options.port, host, () => {
@@ -175,8 +169,13 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
       resolve();
     });
   });
+  const listenerFaults = options.listenerFaults ?? LISTENER_FAULTS_ON_STDERR;
+  const kept = keepListening(server, { port, host, name: `${host}:${port}` }, listenerFaults, options.relistenDelayMs);
   // Only beside the default address: a host the caller chose is the one it asked for.
-  const ipv6Loopback = host === DEFAULT_HOST ? await listenOnIpv6Loopback(server, port) : { listener: null, takenByAnother: false };
+  const ipv6Loopback =
+    host === DEFAULT_HOST
+      ? await listenOnIpv6Loopback(server, port, listenerFaults, options.relistenDelayMs)
+      : { listener: null, kept: null, takenByAnother: false };
 
   return {
     host,
@@ -205,6 +204,8 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
       stopping = true;
       server.closeIdleConnections();
       await shutdown.idle(drainMs);
+      kept.stop();
+      ipv6Loopback.kept?.stop();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       ipv6Loopback.listener?.close();
       const report = await shutdown.stopAll(SETTLE_ON_STOP_MS);
@@ -219,6 +220,11 @@ export async function startServer(options: ServerOptions): Promise<ProxyHandle> 
     },
   };
 }
+
+const LISTENER_FAULTS_ON_STDERR: ListenerFaults = {
+  failing: (message) => console.error(`[airlock] ${message}`),
+  recovered: (message) => console.error(`[airlock] ${message}`),
+};
 
 /**
  * Hands the spend gate each running request's estimated spend so far (the `progress` its in-flight

@@ -5,6 +5,7 @@ import type { ClientIdentity, SpendGate } from '../../proxy/contracts/ports.ts';
 import { startServer, type ProxyHandle } from '../../proxy/http/startServer.ts';
 import type { NativeProtocolCheck } from '../../proxy/forward/planner.ts';
 import type { IdempotencyCache } from '../../proxy/spend/idempotencyCache.ts';
+import type { ListenerFaults } from '../../proxy/http/listenerFaults.ts';
 import type { TranslationThread } from '../../proxy/forward/translation/translationThreadClient.ts';
 import { startGatewaySimulator, type GatewaySimulator, type SimulatorOptions } from '../simulator/index.ts';
 import { chatBody, JSON_HEADERS, rawRequest, type RawResponse } from './http.ts';
@@ -27,6 +28,10 @@ export interface HarnessOptions {
   requestTimeoutMs?: number;
   /** Answers repeated keyed creations from their first (none unless given). */
   idempotency?: IdempotencyCache;
+  /** Where a listener's failure and recovery are said (stderr unless given). */
+  listenerFaults?: ListenerFaults;
+  /** How long after a listener's failure it listens again (RELISTEN_DELAY_MS unless given). */
+  relistenDelayMs?: number;
 }
 
 export interface Harness {
@@ -89,6 +94,8 @@ export async function startHarness(options: HarnessOptions = {}): Promise<Harnes
     ...(options.captureLimitBytes === undefined ? {} : { captureLimitBytes: () => options.captureLimitBytes as number }),
     ...(options.requestTimeoutMs === undefined ? {} : { requestTimeoutMs: options.requestTimeoutMs }),
     ...(options.idempotency ? { idempotency: options.idempotency } : {}),
+    ...(options.listenerFaults ? { listenerFaults: options.listenerFaults } : {}),
+    ...(options.relistenDelayMs === undefined ? {} : { relistenDelayMs: options.relistenDelayMs }),
   });
   const nextEnd = (): Promise<Extract<RequestLifecycleEvent, { type: 'end' }>> => new Promise((resolve) => endWaiters.push(resolve));
   return {

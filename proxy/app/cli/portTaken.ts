@@ -1,5 +1,5 @@
 import { CLI_COMMAND, suggestedCommand } from '../../contracts/cli.ts';
-import type { PortInUseError } from '../../http/startServer.ts';
+import type { PortBlockedError, PortInUseError } from '../../http/listenRefusal.ts';
 
 /** How long the port's holder has to answer as Airlock: a local Airlock answers in milliseconds. */
 const HOLDER_ANSWER_WAIT_MS = 1_000;
@@ -33,4 +33,9 @@ export async function portTakenMessage(error: PortInUseError, dataDirArgument: s
     `${error.message} ${holder[0]?.toUpperCase()}${holder.slice(1)}, or serve on another port with ` +
     `\`${suggestedCommand('serve --port <other>', dataDirArgument)}\` and point your clients at that port.`
   );
+}
+
+/** What `airlock serve` says when the system refuses its port (listenRefusal.ts): the cause, then the way out. */
+export function portBlockedMessage(error: PortBlockedError, dataDirArgument: string | null): string {
+  return `${error.message} Or serve on another port with \`${suggestedCommand('serve --port <other>', dataDirArgument)}\` and point your clients at that port.`;
 }

@@ -6,8 +6,8 @@ import { normalizeBaseUrl } from '../../core/baseUrl.ts';
 import { startAirlock, type Airlock } from '../startAirlock.ts';
 import type { RequestLogStatus } from '../../contracts/log.ts';
 import type { StopReport } from '../../forward/shutdown.ts';
-import { PortInUseError } from '../../http/startServer.ts';
-import { portTakenMessage } from './portTaken.ts';
+import { PortBlockedError, PortInUseError } from '../../http/listenRefusal.ts';
+import { portBlockedMessage, portTakenMessage } from './portTaken.ts';
 import { describeKeyStatus, type KeyStatus } from '../secrets/keyCache.ts';
 import { API_KEY_ENV_VAR } from '../secrets/envKeySource.ts';
 import { UnscopedKeyError } from '../secrets/dataDirSecrets.ts';
@@ -179,6 +179,7 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
         });
       } catch (error) {
         if (error instanceof PortInUseError) return failStart(deps, await portTakenMessage(error, dataDirArgument));
+        if (error instanceof PortBlockedError) return failStart(deps, portBlockedMessage(error, dataDirArgument));
         return failStart(deps, error instanceof Error ? error.message : String(error));
       }
       for (const line of startupLines(airlock, { dataDirArgument })) deps.stdout.write(`${line}\n`);

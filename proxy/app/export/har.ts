@@ -1,6 +1,7 @@
 import type { GatewayKeyUse } from '../../contracts/keyPool.ts';
 import type { FallbackHop, StoredRequest, RequestLogRow } from '../../contracts/log.ts';
 import { redactKnownSecrets } from '../../core/redact.ts';
+import { FOREIGN_CREDENTIAL_HEADERS } from '../../forward/headers.ts';
 
 /**
  * The request log as an HTTP Archive, HAR 1.2 (W3C Web Performance WG draft "HTTP Archive (HAR)
@@ -107,7 +108,8 @@ export interface HarOptions {
 
 /**
  * Headers that carry credentials never leave in an export, whatever the log kept: the gateway key
- * travels as `Authorization` or `x-api-key`, client tokens the same way.
+ * travels as `Authorization` or `x-api-key`, client tokens the same way, and keys for other services
+ * in their own headers.
  */
 const CREDENTIAL_HEADERS = new Set([
   'authorization',
@@ -116,7 +118,7 @@ const CREDENTIAL_HEADERS = new Set([
   'api-key',
   'cookie',
   'set-cookie',
-  'x-goog-api-key',
+  ...FOREIGN_CREDENTIAL_HEADERS,
 ]);
 
 function headerList(headers: Record<string, string>, knownSecrets: string[]): HarNameValue[] {

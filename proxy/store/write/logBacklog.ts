@@ -25,6 +25,30 @@ export function nextBacklogMode(current: BacklogMode, queuedBytes: number, budge
   return 'post';
 }
 
+const megabytes = (bytes: number): number => Math.round(bytes / (1024 * 1024));
+
+/** What a row whose bodies were not kept says about it (the request detail shows it). */
+export function bodiesNotKeptNote(budgetBytes: number): string {
+  return `Bodies not kept: the request log had over ${megabytes(budgetBytes / 2)} MB of work waiting (a load taking every core).`;
+}
+
+/** What the log does not keep in `mode`, in words, or null: `foldedRequests` are counted and not yet written as summary rows. */
+export function behindReasonText(mode: BacklogMode, budgetBytes: number, foldedRequests: number): string | null {
+  if (mode === 'fold') {
+    return (
+      `The request log fell behind a load that takes every core (over ${megabytes(budgetBytes)} MB of work waiting): requests are ` +
+      `counted in spend summaries per day, profile, client and model instead of rows of their own until it catches up ` +
+      `(${foldedRequests} so far), and their bodies are not kept. Totals and budgets count them.`
+    );
+  }
+  if (mode === 'withoutBodies') {
+    return `The request log fell behind a load that takes every core (over ${megabytes(budgetBytes / 2)} MB of work waiting): request bodies are not kept until it catches up.`;
+  }
+  if (foldedRequests > 0)
+    return `${foldedRequests} request(s) counted while the request log was behind are being written to it as summary rows.`;
+  return null;
+}
+
 /** Events of a batch while folding: what still goes to the thread, what waits, and the requests folded. */
 export interface FoldSplit {
   /** Events of requests whose start the thread already has: it holds their rows, so they must complete them. */

@@ -1,9 +1,10 @@
+import { isOutOfDescriptors } from '../../core/outOfDescriptors.ts';
 import type { Transferable, Worker } from 'node:worker_threads';
 import { threadScriptUrl } from '../../core/threadScript.ts';
 import type { CapturedBodies, RequestLifecycleEvent } from '../../contracts/lifecycle.ts';
 import type { EndedRowSummary } from '../../contracts/log.ts';
 import { bodyBytesOf } from './eventSlice.ts';
-import { FoldedSpend, nextBacklogMode, splitForFolding, type BacklogMode } from './logBacklog.ts';
+import { behindReasonText, bodiesNotKeptNote, FoldedSpend, nextBacklogMode, splitForFolding, type BacklogMode } from './logBacklog.ts';
 import { isSupersededByEnd } from './rowDraft.ts';
 import { encodeEvents, EventBatchWriter } from './eventBatch.ts';
 import type { FromLogThread, LogThreadData, ToLogThread } from './logThreadMessages.ts';
@@ -20,6 +21,13 @@ export class RequestLogStoppedError extends Error {}
 
 /** A thread that died is started again this many times in a row before the log gives up. */
 const MAX_RESTARTS = 3;
+/**
+ * How long after a thread died for want of file descriptors a new one starts. Such a death does not
+ * count toward giving up (the process's state, which passes), and the wait keeps a restart from
+ * looping while descriptors stay short: three at once, all failing, ended logging until a restart
+ * (probe L, 2026-11-30, a child under `prlimit --nofile=80` met by a burst of connections).
+ */
+const RESTART_AFTER_OUT_OF_DESCRIPTORS_MS = 1_000;
 /** The OS thread's name (at most 15 characters on Linux), by which its priority is lowered. */
 const LOG_THREAD_NAME = 'airlock-log';
 /**
@@ -30,13 +38,6 @@ const LOG_THREAD_NAME = 'airlock-log';
  * spend instead of rows (logBacklog.ts). The user's `logBacklogMiB` setting replaces it.
  */
 export const DEFAULT_LOG_BACKLOG_BYTES = 64 * 1024 * 1024;
-
-const megabytes = (bytes: number): number => Math.round(bytes / (1024 * 1024));
-
-/** What a row whose bodies were not kept says about it (the request detail shows it). */
-export function bodiesNotKeptNote(budgetBytes: number): string {
-  return `Bodies not kept: the request log had over ${megabytes(budgetBytes / 2)} MB of work waiting (a load taking every core).`;
-}
 
 const SKIPPED_BODIES: CapturedBodies = {
   requestHeaders: {},
@@ -88,6 +89,8 @@ export interface LogThreadOptions extends Omit<LogThreadData, 'ownCheckpoints'> 
   onSummaries?: (summaries: EndedRowSummary[]) => void;
   /** The thread's script; tests pass stand-ins that fail or fall behind. */
   threadUrl?: URL;
+  /** RESTART_AFTER_OUT_OF_DESCRIPTORS_MS unless given (tests lower it). */
+  restartAfterOutOfDescriptorsMs?: number;
   /** The bytes posted and not yet taken in that the queue may hold (read at each post: a setting); DEFAULT_LOG_BACKLOG_BYTES unless given. */
   backlogBytes?: () => number;
   /** Told when the thread falls behind, catches up, or folded requests are written (behindReason changed). */
@@ -113,6 +116,10 @@ export class LogThreadClient {
   private readonly replyWaiters = new Map<number, (result: RetentionResult | null) => void>();
   private closing: Promise<void> | null = null;
   private restarts = 0;
+  /** A thread that died for want of descriptors is started again when it fires; meanwhile `worker` is the dead one. */
+  private restartTimer: NodeJS.Timeout | null = null;
+  /** Such a death was said, and no thread answered since: while descriptors stay short one dies each second. */
+  private starvedSaid = false;
   private stopped = false;
   /** Bytes of the batches posted to the thread and not yet taken in: what its queue holds. */
   private queuedBytes = 0;
@@ -168,6 +175,8 @@ export class LogThreadClient {
 
   /** Sends a message that the thread answers with its id, and waits for that answer. */
   private request(message: (id: number) => ToLogThread): Promise<RetentionResult | null> {
+    // No thread runs to answer: what was posted meanwhile was lost with it, as at any death.
+    if (this.restartTimer !== null) return Promise.resolve(null);
     const id = this.nextReplyId++;
     // The thread is unref'd so it never keeps the process alive; an answer awaited last must.
     this.worker.ref();
@@ -179,20 +188,7 @@ export class LogThreadClient {
 
   /** What the log does not keep now because the thread is behind, in words, or null. */
   get behindReason(): string | null {
-    const budget = this.backlogBytes();
-    const folded = this.folded.requests;
-    if (this.mode === 'fold') {
-      return (
-        `The request log fell behind a load that takes every core (over ${megabytes(budget)} MB of work waiting): requests are ` +
-        `counted in spend summaries per day, profile, client and model instead of rows of their own until it catches up ` +
-        `(${folded} so far), and their bodies are not kept. Totals and budgets count them.`
-      );
-    }
-    if (this.mode === 'withoutBodies') {
-      return `The request log fell behind a load that takes every core (over ${megabytes(budget / 2)} MB of work waiting): request bodies are not kept until it catches up.`;
-    }
-    if (folded > 0) return `${folded} request(s) counted while the request log was behind are being written to it as summary rows.`;
-    return null;
+    return behindReasonText(this.mode, this.backlogBytes(), this.folded.requests);
   }
 
   /** Spend of folded requests the thread has not taken in yet: totals and budgets add it. */
@@ -223,6 +219,11 @@ export class LogThreadClient {
     await this.flush();
     if (this.stopped) return;
     this.stopped = true;
+    if (this.restartTimer !== null) {
+      clearTimeout(this.restartTimer);
+      this.restartTimer = null;
+      return;
+    }
     this.worker.ref();
     const exited = new Promise<void>((resolve) => this.worker.once('exit', () => resolve()));
     this.worker.postMessage({ type: 'close' } satisfies ToLogThread);
@@ -302,6 +303,8 @@ export class LogThreadClient {
   }
 
   private sendBatch(serialized: Uint8Array<ArrayBuffer>, secrets: string[], withBodies: boolean): void {
+    // No thread runs to take it in and say so: counted, it stayed waiting work after the restart, and the log behind for good.
+    if (this.restartTimer !== null) return;
     // The memory the thread holds until it is written: the whole buffer, its unused end included.
     const heldBytes = serialized.buffer.byteLength;
     this.queuedBytes += heldBytes;
@@ -322,8 +325,13 @@ export class LogThreadClient {
     };
     const worker = startBackgroundWorker(this.options.threadUrl ?? LOG_THREAD_URL, { workerData, name: LOG_THREAD_NAME });
     worker.on('message', (message: FromLogThread) => this.onMessage(message));
-    worker.on('error', (error) => this.options.onError(error));
-    worker.once('exit', () => this.onExit(worker));
+    let starvedBy: string | null = null;
+    worker.on('error', (error) => {
+      // Said as it exits, once: each new cause on the board is a new notice (an OS notification).
+      if (isOutOfDescriptors(error)) starvedBy ??= error.message;
+      else this.options.onError(error);
+    });
+    worker.once('exit', () => this.onExit(worker, starvedBy));
     return worker;
   }
 
@@ -337,6 +345,7 @@ export class LogThreadClient {
     } else if (message.type === 'flushed' || message.type === 'retained') {
       // A thread that answers is healthy: a later death starts the count of restarts again.
       this.restarts = 0;
+      this.starvedSaid = false;
       this.replyWaiters.get(message.id)?.(message.type === 'retained' ? message.result : null);
       this.replyWaiters.delete(message.id);
       if (this.replyWaiters.size === 0 && !this.stopped) this.worker.unref();
@@ -352,13 +361,24 @@ export class LogThreadClient {
   }
 
   /** A thread that died lost what it held; later requests are logged by a new one. */
-  private onExit(worker: Worker): void {
+  private onExit(worker: Worker, starvedBy: string | null): void {
     if (worker !== this.worker) return;
     for (const resolve of this.replyWaiters.values()) resolve(null);
     this.replyWaiters.clear();
     this.queuedBytes = 0;
     this.folded.threadLost();
     if (this.stopped) return;
+    if (starvedBy !== null) {
+      const said = `the request log thread stopped for want of file descriptors (${starvedBy}); a new one starts each second until they free`;
+      if (!this.starvedSaid) this.options.onError(new Error(said));
+      this.starvedSaid = true;
+      this.restartTimer = setTimeout(() => {
+        this.restartTimer = null;
+        if (!this.stopped) this.worker = this.startWorker();
+      }, this.options.restartAfterOutOfDescriptorsMs ?? RESTART_AFTER_OUT_OF_DESCRIPTORS_MS);
+      this.restartTimer.unref();
+      return;
+    }
     if (this.restarts >= MAX_RESTARTS) {
       this.stopped = true;
       this.options.onError(

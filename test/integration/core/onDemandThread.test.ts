@@ -5,6 +5,7 @@ import { FIXED_TOKENS } from '../spend/fixtures/fixedCount.ts';
 import { threadNames } from '../../support/procStat.ts';
 
 const FIXED_COUNT_THREAD = new URL('../spend/fixtures/fixedCountThread.ts', import.meta.url);
+const OUT_OF_DESCRIPTORS_THREAD = new URL('../spend/fixtures/outOfDescriptorsThread.ts', import.meta.url);
 
 function thread(
   stopWhenIdleMs?: number,
@@ -51,5 +52,31 @@ describe('OnDemandThread idle stop', () => {
     expect(counter.running).toBe(true);
     await counter.stop();
     expect(counter.running).toBe(false);
+  });
+});
+
+describe('OnDemandThread while the process is out of file descriptors', () => {
+  it('fails those questions but does not give up: the next question after they free is answered', async () => {
+    let outOfDescriptors = true;
+    let gaveUp = false;
+    const counter = new OnDemandThread<ToTokenizerThread, FromTokenizerThread, (tokens: number) => void>({
+      scriptUrl: OUT_OF_DESCRIPTORS_THREAD,
+      threadName: 'test-count',
+      workerData: () => ({ outOfDescriptors }),
+      maxFailuresInARow: 3,
+      onAnswer: (answer, waiter) => waiter?.(answer.tokens),
+      onUnanswered: (waiter) => waiter(-1),
+      onError: () => undefined,
+      onGaveUp: () => {
+        gaveUp = true;
+      },
+    });
+    // More than maxFailuresInARow starts that die for want of descriptors.
+    for (let attempt = 0; attempt < 4; attempt += 1) expect(await count(counter)).toBe(-1);
+    expect(gaveUp).toBe(false);
+    expect(counter.available).toBe(true);
+    outOfDescriptors = false;
+    expect(await count(counter)).toBe(FIXED_TOKENS);
+    await counter.stop();
   });
 });

@@ -1,13 +1,10 @@
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { DatabaseSync } from 'node:sqlite';
 import { describe, expect, it, vi } from 'vitest';
 import { compactingCollector, DEFAULT_RECLAIM_OPTIONS, startMemoryReclaimer } from '../../../proxy/core/memoryReclaimer.ts';
-import {
-  bodiesNotKeptNote,
-  LogThreadClient,
-  RequestLogStoppedError,
-  type LogThreadOptions,
-} from '../../../proxy/store/write/logThreadClient.ts';
+import { bodiesNotKeptNote } from '../../../proxy/store/write/logBacklog.ts';
+import { LogThreadClient, RequestLogStoppedError, type LogThreadOptions } from '../../../proxy/store/write/logThreadClient.ts';
 import { SUMMARY_ROW_PATH } from '../../../proxy/store/write/unwrittenRows.ts';
 import { capturedBodies, endEvent, startEvent } from '../../support/lifecycleEvents.ts';
 import { tempDirPerTest } from './tempLog.ts';
@@ -25,6 +22,15 @@ function clientWith(overrides: Partial<LogThreadOptions>, errors: unknown[]): Lo
     ...overrides,
   });
 }
+
+/** How many log threads the out-of-descriptors fixture started in this test's data directory. */
+const threadStarts = (): number => {
+  try {
+    return readFileSync(join(dataDir(), 'starts'), 'utf8').split('\n').length - 1;
+  } catch {
+    return 0;
+  }
+};
 
 const messages = (errors: unknown[]): string[] => errors.map((error) => (error instanceof Error ? error.message : String(error)));
 
@@ -44,6 +50,72 @@ describe('LogThreadClient', () => {
     client.enqueue(startEvent('after'));
     await expect(client.flush()).resolves.toBeUndefined();
     await expect(client.close()).resolves.toBeUndefined();
+  });
+
+  it('starts a thread that died for want of file descriptors again once they free, however often it died, and never leaves a flush waiting', async () => {
+    const errors: unknown[] = [];
+    const marker = join(dataDir(), 'out-of-descriptors');
+    writeFileSync(marker, '');
+    const client = clientWith(
+      { threadUrl: new URL('./fixtures/outOfDescriptorsLogThread.ts', import.meta.url), restartAfterOutOfDescriptorsMs: 5 },
+      errors,
+    );
+    // More deaths than MAX_RESTARTS: none counts toward giving up.
+    await expect.poll(() => threadStarts()).toBeGreaterThan(4);
+    // Said once, not at each death: a thread dies each second while descriptors stay short, and each
+    // new cause on the board was a new notice, an OS notification while the window is closed.
+    expect(messages(errors)).toEqual([
+      'the request log thread stopped for want of file descriptors (Cannot read package config /work/package.json: too many open files.); a new one starts each second until they free',
+    ]);
+    await expect(client.flush()).resolves.toBeUndefined();
+    expect(errors.some((error) => error instanceof RequestLogStoppedError)).toBe(false);
+
+    rmSync(marker);
+    // Events posted while no thread runs are lost, as at any death: each try posts its own request.
+    let tries = 0;
+    await expect
+      .poll(async () => {
+        tries += 1;
+        client.enqueue(startEvent(`after-${tries}`));
+        client.enqueue(endEvent(`after-${tries}`));
+        await client.flush();
+        const db = new DatabaseSync(join(dataDir(), 'requests.db'));
+        try {
+          return (db.prepare('SELECT count(*) AS rows FROM requests').get() as { rows: number }).rows;
+        } catch {
+          return 0;
+        } finally {
+          db.close();
+        }
+      })
+      .toBeGreaterThan(0);
+    await expect(client.close()).resolves.toBeUndefined();
+    expect(errors.some((error) => error instanceof RequestLogStoppedError)).toBe(false);
+  });
+
+  it('does not count what it posts while no thread runs as waiting work: no thread will take it in, so the log fell behind for good', async () => {
+    const errors: unknown[] = [];
+    writeFileSync(join(dataDir(), 'out-of-descriptors'), '');
+    const client = clientWith(
+      {
+        threadUrl: new URL('./fixtures/outOfDescriptorsLogThread.ts', import.meta.url),
+        // The restart never comes within the test: every post below meets no thread.
+        restartAfterOutOfDescriptorsMs: 3_600_000,
+        // Any batch counted as waiting is over it.
+        backlogBytes: () => 1,
+      },
+      errors,
+    );
+    // Said as the thread exits, when the restart is set.
+    await expect.poll(() => messages(errors).some((message) => message.includes('for want of file descriptors'))).toBe(true);
+    for (const id of ['a', 'b']) {
+      client.enqueue(startEvent(id));
+      client.enqueue(endEvent(id, { bodies: capturedBodies() }));
+      await client.flush();
+    }
+    expect(client.behindReason).toBeNull();
+    expect(client.foldsRequests).toBe(false);
+    await client.close();
   });
 
   it("has this thread's reclaimer trim once the log thread says it released memory", async () => {

@@ -8,6 +8,7 @@ import {
   secondInstanceSteps,
   startupProblemView,
 } from '../../../electron/logic/lifecycle.ts';
+import { PortBlockedError } from '../../../proxy/http/listenRefusal.ts';
 import { RequestLogUnreadableError } from '../../../proxy/store/logCheck.ts';
 import { RequestLogDamagedError } from '../../../proxy/store/logRecovery.ts';
 import { DataDirInUseError } from '../../../proxy/app/dataDirLock.ts';
@@ -88,6 +89,9 @@ describe('classifyStartupError', () => {
   it.each([
     ['PortInUseError', new PortInUseError('port 8642 is taken'), 'port_in_use'],
     ['EADDRINUSE', Object.assign(new Error('listen EADDRINUSE'), { code: 'EADDRINUSE' }), 'port_in_use'],
+    ['PortBlockedError', new PortBlockedError(8642, '127.0.0.1', 'EACCES'), 'port_blocked'],
+    // A file's EACCES (the data directory's) is no port's.
+    ['EACCES of a file', Object.assign(new Error("EACCES: permission denied, open '/d/airlock.json'"), { code: 'EACCES' }), 'unknown'],
     ['DataDirInUseError', new DataDirInUseError('/home/me/.config/Airlock', 4242), 'data_dir_in_use'],
     [
       'RequestLogDamagedError',
@@ -119,6 +123,7 @@ describe('classifyStartupError', () => {
 describe('startupProblemView', () => {
   it.each([
     ['port_in_use', /8642/, /lsof -i :8642/],
+    ['port_blocked', /Port 8642 is blocked/, /netsh int ipv4 show excludedportrange protocol=tcp/],
     ['data_dir_in_use', /Another Airlock/, /Stop the other one/],
     ['log_damaged', /request log is damaged/, /Move the files it names/],
     ['log_unreadable', /cannot be opened/, /free space/],

@@ -45,6 +45,12 @@ interface ScopeTotals {
   monthStartMs: number;
   day: CreditSum;
   month: CreditSum;
+  /**
+   * The log's spend, when the seed found some dated after its now: read again at the first new
+   * period (below, rollForward). Such rows come from before this start, made with a right clock
+   * while this start's clock is behind (store/futureRows.ts leaves them at their dates).
+   */
+  ahead: SpentSince | null;
 }
 
 const ZERO_TOTALS: SpendTotals = { dayCredits: 0, monthCredits: 0 };
@@ -66,6 +72,7 @@ export class SpendLedger {
         monthStartMs,
         day: new CreditSum(spentSince(scope, dayStartMs)),
         month: new CreditSum(spentSince(scope, monthStartMs)),
+        ahead: spentSince(scope, nowMs + 1) > 0 ? spentSince : null,
       });
     }
   }
@@ -120,6 +127,7 @@ export class SpendLedger {
         monthStartMs: startOfLocalMonthMs(atMs),
         day: new CreditSum(),
         month: new CreditSum(),
+        ahead: null,
       };
       this.#totals.set(key, entry);
     }
@@ -130,16 +138,23 @@ export class SpendLedger {
   }
 }
 
-/** Periods only move forward: a clock stepping back must not resurrect yesterday's total. */
+/**
+ * Periods only move forward: a clock stepping back must not resurrect yesterday's total. A new
+ * period starts from nothing, as this run records every request it makes there after the roll (the
+ * first admission or record in it rolls). Only rows from before the start can already be dated in
+ * it: with the seed's clock behind and set right since, they were made there, and are read once.
+ */
 function rollForward(entry: ScopeTotals, nowMs: number): void {
   const dayStartMs = startOfLocalDayMs(nowMs);
   if (dayStartMs <= entry.dayStartMs) return;
+  const { ahead, scope } = entry;
+  entry.ahead = null;
   entry.dayStartMs = dayStartMs;
-  entry.day = new CreditSum();
+  entry.day = new CreditSum(ahead === null ? 0 : ahead(scope, dayStartMs));
   const monthStartMs = startOfLocalMonthMs(nowMs);
   if (monthStartMs > entry.monthStartMs) {
     entry.monthStartMs = monthStartMs;
-    entry.month = new CreditSum();
+    entry.month = new CreditSum(ahead === null ? 0 : ahead(scope, monthStartMs));
   }
 }
 

@@ -1,9 +1,11 @@
 /**
- * How far the wall clock may run ahead of the monotonic clock between two looks before the process
- * is taken to have been stopped: the monotonic clock (performance.now, libuv's hrtime:
- * CLOCK_MONOTONIC on Linux, mach_absolute_time on macOS) stands still while the machine sleeps,
- * the wall clock does not. NTP slews the wall clock by milliseconds, far below this; a wall clock
- * set forward is taken as a sleep too, which costs a new connection.
+ * How far the wall clock may run ahead of the monotonic clock between two looks before the machine
+ * is taken to have slept: on Linux the monotonic clock (performance.now, libuv's hrtime,
+ * CLOCK_MONOTONIC) stands still while the machine is suspended, the wall clock does not. On macOS
+ * libuv's hrtime runs on through sleep (mach_continuous_time, libuv/libuv#2894), so nothing is seen
+ * there, nor needed: the timers run on it too and fire at the wake. NTP slews the wall clock by
+ * milliseconds, far below this; a wall clock set forward is taken as a sleep too, which costs a
+ * new connection.
  */
 export const SLEEP_SEEN_AFTER_MS = 5_000;
 

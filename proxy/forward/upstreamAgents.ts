@@ -28,8 +28,9 @@ export function reachGatewaysThrough(proxy: UpstreamProxy | null): void {
  * A kept-alive connection from before the machine slept may be dead: the gateway gave up on it, or
  * the laptop woke on another network, where a request written on it meets silence (no reset) and
  * waited out the idle timeout (5 minutes by default) before its client heard anything, not resent,
- * as the gateway may have had it. undici cannot tell: its keep-alive timer, like every timer here,
- * runs on the monotonic clock, which stood still during the sleep, and it resends no request a
+ * as the gateway may have had it. undici cannot tell on Linux: its 30 s keep-alive timer, like
+ * every timer here, runs on the monotonic clock, which stood still during the suspend (macOS's runs
+ * on, so the timer closes such connections at the wake: sleepWatch.ts), and it resends no request a
  * pooled connection failed (nodejs/undici#3492; a fix for idempotent ones, #5403, was closed
  * unmerged; Airlock's own resend covers a reset within a round trip, closedWhileIdle). Chromium likewise drops its idle sockets when the
  * network changes (ClientSocketPoolManager's flush on IP address change). So the first request

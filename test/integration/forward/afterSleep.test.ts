@@ -1,7 +1,8 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { request } from 'node:http';
 import type { Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import { SLEEP_SEEN_AFTER_MS } from '../../../proxy/forward/sleepWatch.ts';
 import { leaveConnectionsFromBeforeSleep } from '../../../proxy/forward/upstreamAgents.ts';
 import { startRaceServer, type RaceServer } from '../../support/raceServer.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
@@ -17,6 +18,7 @@ import { chatBody, JSON_HEADERS } from '../../support/http.ts';
 let harness: Harness | null = null;
 let gateway: RaceServer | null = null;
 afterEach(async () => {
+  vi.restoreAllMocks();
   await harness?.close();
   await gateway?.close();
   harness = null;
@@ -41,6 +43,24 @@ describe('the first request after a sleep', () => {
       { connection: 1, onConnection: 1 },
       { connection: 2, onConnection: 1 },
     ]);
+  });
+
+  it('is seen by the forwarding itself: a wall clock that ran ahead of the monotonic one while the machine slept', async () => {
+    gateway = await startRaceServer(({ connection, onConnection }) => (connection === 1 && onConnection > 1 ? 'silence' : 'answer'));
+    harness = await startHarness({
+      profile: { baseUrl: gateway.url, timeouts: { connectTimeoutMs: 5000, idleTimeoutMs: 1000, totalTimeoutMs: 60_000 } },
+    });
+    expect((await harness.postChat()).response.status).toBe(200);
+
+    // On Linux the monotonic clock stands still through a suspend: played by setting it back past
+    // the bound (sleepWatch.ts), as the wall clock cannot be moved from a test. Every use reads it
+    // through performance.now(), so the step is seen by the dispatcher look-up (agentFor).
+    const monotonicMs = performance.now.bind(performance);
+    vi.spyOn(performance, 'now').mockImplementation(() => monotonicMs() - 2 * SLEEP_SEEN_AFTER_MS);
+    const { response } = await harness.postChat();
+
+    expect(response.status).toBe(200);
+    expect(gateway.requests.at(-1)).toEqual({ connection: 2, onConnection: 1 });
   });
 });
 

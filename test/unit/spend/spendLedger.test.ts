@@ -172,4 +172,34 @@ describe('SpendLedger: a start with the clock behind (set right while running)',
     ledger.seed([work], since, local(0, 31, 22));
     expect(ledger.totals(work, local(1, 1, 2))).toEqual({ dayCredits: 4, monthCredits: 4 });
   });
+
+  it('a clock behind by days that passes a midnight before it is set right still finds the day it is set to', () => {
+    // Made on the 16th and 17th with a right clock; this start's clock says the 14th.
+    const aheadRows = [
+      { atMs: local(0, 16, 9), credits: 5 },
+      { atMs: local(0, 17, 1), credits: 3 },
+    ];
+    const since = (_scope: SpendScope, sinceMs: number): number =>
+      aheadRows.filter((row) => row.atMs >= sinceMs).reduce((sum, row) => sum + row.credits, 0);
+    const ledger = new SpendLedger();
+    ledger.seed([work], since, local(0, 14, 23));
+    // No network yet: the wrong clock goes past its own midnight, and the rows still count toward its today.
+    expect(ledger.totals(work, local(0, 15, 0, 30)).dayCredits).toBe(8);
+    // Set right on the 17th: today holds the 3 credits of 01:00, the month all 8.
+    expect(ledger.totals(work, local(0, 17, 2))).toEqual({ dayCredits: 3, monthCredits: 8 });
+  });
+
+  it('a log that cannot be read at the roll fails no request: the new day starts from nothing, as without rows ahead', () => {
+    let readable = true;
+    const since = (scope: SpendScope, sinceMs: number): number => {
+      if (!readable) throw new Error('database disk image is malformed');
+      return spentSince(scope, sinceMs);
+    };
+    const ledger = new SpendLedger();
+    ledger.seed([work], since, local(0, 14, 22));
+    readable = false;
+    expect(ledger.totals(work, local(0, 15, 1, 30))).toEqual({ dayCredits: 0, monthCredits: 7 });
+    // The next day rolls too: the failed read left no day half rolled.
+    expect(ledger.totals(work, local(0, 16, 1)).dayCredits).toBe(0);
+  });
 });

@@ -24,6 +24,8 @@ export function reachGatewaysThrough(proxy: UpstreamProxy | null): void {
   leaveConnectionsFromBeforeSleep();
 }
 
+const sleepWatch = new SleepWatch();
+
 /**
  * A kept-alive connection from before the machine slept may be dead: the gateway gave up on it, or
  * the laptop woke on another network, where a request written on it meets silence (no reset) and
@@ -32,13 +34,11 @@ export function reachGatewaysThrough(proxy: UpstreamProxy | null): void {
  * every timer here, runs on the monotonic clock, which stood still during the suspend (macOS's runs
  * on, so the timer closes such connections at the wake: sleepWatch.ts), and it resends no request a
  * pooled connection failed (nodejs/undici#3492; a fix for idempotent ones, #5403, was closed
- * unmerged; Airlock's own resend covers a reset within a round trip, closedWhileIdle). Chromium likewise drops its idle sockets when the
- * network changes (ClientSocketPoolManager's flush on IP address change). So the first request
- * after a sleep finds the dispatchers dropped, as reachGatewaysThrough drops them, and connects
- * anew; requests still running on the old ones go on, and their idle connections close by themselves.
+ * unmerged; Airlock's own resend covers a reset within a round trip, closedWhileIdle). Chromium
+ * likewise drops its idle sockets when the network changes (ClientSocketPoolManager's flush on IP
+ * address change). So the first request after a sleep finds the dispatchers dropped, as
+ * reachGatewaysThrough drops them, and connects anew; requests still running on the old ones go on, and their idle connections close by themselves.
  */
-const sleepWatch = new SleepWatch();
-
 export function leaveConnectionsFromBeforeSleep(): void {
   directAgents.clear();
   proxiedAgents.clear();

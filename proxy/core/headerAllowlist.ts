@@ -12,6 +12,9 @@ const ALLOWED_HEADER_NAMES: ReadonlySet<string> = new Set([
   'anthropic-version',
   'content-length',
   'content-type',
+  // The gateway's clock when it answered: what tells a start with a clock behind from rows written
+  // with one ahead (store/futureRows.ts), and when a request really ran.
+  'date',
   'openai-beta',
   'openai-organization',
   'openai-processing-ms',

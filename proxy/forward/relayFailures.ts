@@ -108,7 +108,10 @@ export function classifyStreamError(error: unknown, res: ServerResponse): Exchan
   // after its answer has its close or reset mid-body reported so. Before the head it is invalid HTTP.
   if (networkFailureCode(error) === CONTENT_LENGTH_MISMATCH_CODE) return 'stream_interrupted';
   const errorClass = classifyNetworkFailure(error);
-  return errorClass === 'network' ? 'stream_interrupted' : errorClass;
+  // The connection was open and answering: its ETIMEDOUT is no connect timeout but TCP keep-alive
+  // finding it dead (a laptop that slept, a network that went), and the client was told to raise
+  // connectTimeoutMs mid-answer.
+  return errorClass === 'network' || errorClass === 'timeout_connect' ? 'stream_interrupted' : errorClass;
 }
 
 /** `clientCode`: a code that explains the failure better than its class (errorExplanations.ts), in the client's error. */

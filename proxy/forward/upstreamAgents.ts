@@ -1,6 +1,7 @@
 import type { Dispatcher } from 'undici';
 import { Agent, loadProxyClasses } from './undiciAgent.ts';
 import type { UpstreamProxy } from './upstreamProxy.ts';
+import { SleepWatch } from './sleepWatch.ts';
 
 /**
  * Keep-alive dispatchers to the gateways, one per connect timeout (profiles may differ) and route:
@@ -20,6 +21,25 @@ let upstreamProxy: UpstreamProxy | null = null;
  */
 export function reachGatewaysThrough(proxy: UpstreamProxy | null): void {
   upstreamProxy = proxy;
+  leaveConnectionsFromBeforeSleep();
+}
+
+const sleepWatch = new SleepWatch();
+
+/**
+ * A kept-alive connection from before the machine slept may be dead: the gateway gave up on it, or
+ * the laptop woke on another network, where a request written on it meets silence (no reset) and
+ * waited out the idle timeout (5 minutes by default) before its client heard anything, not resent,
+ * as the gateway may have had it. undici cannot tell on Linux: its 30 s keep-alive timer, like
+ * every timer here, runs on the monotonic clock, which stood still during the suspend (macOS's runs
+ * on, so the timer closes such connections at the wake: sleepWatch.ts), and it resends no request a
+ * pooled connection failed (nodejs/undici#3492; a fix for idempotent ones, #5403, was closed
+ * unmerged; Airlock's own resend covers a reset within a round trip, closedWhileIdle). Chromium
+ * likewise drops its idle sockets when the network changes (ClientSocketPoolManager's flush on IP
+ * address change). So the first request after a sleep finds the dispatchers dropped, as
+ * reachGatewaysThrough drops them, and connects anew; requests still running on the old ones go on, and their idle connections close by themselves.
+ */
+export function leaveConnectionsFromBeforeSleep(): void {
   directAgents.clear();
   proxiedAgents.clear();
 }
@@ -49,6 +69,7 @@ function proxyUrlFor(place: GatewayPlace): string {
 }
 
 export function agentFor(place: GatewayPlace, connectTimeoutMs: number): Dispatcher {
+  if (sleepWatch.slept()) leaveConnectionsFromBeforeSleep();
   const proxyUrl = proxyUrlFor(place);
   if (proxyUrl === '') {
     // Keyed by the number alone on the way most requests take: no key text built per request.

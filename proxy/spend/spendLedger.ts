@@ -45,6 +45,12 @@ interface ScopeTotals {
   monthStartMs: number;
   day: CreditSum;
   month: CreditSum;
+  /**
+   * The log's spend, when the seed found some dated after its now: read again at each new period
+   * while the log dates spend past it (below, rollForward). Such rows come from before this start, made with a right clock
+   * while this start's clock is behind (store/futureRows.ts leaves them at their dates).
+   */
+  ahead: SpentSince | null;
 }
 
 const ZERO_TOTALS: SpendTotals = { dayCredits: 0, monthCredits: 0 };
@@ -66,6 +72,7 @@ export class SpendLedger {
         monthStartMs,
         day: new CreditSum(spentSince(scope, dayStartMs)),
         month: new CreditSum(spentSince(scope, monthStartMs)),
+        ahead: spentSince(scope, nowMs + 1) > 0 ? spentSince : null,
       });
     }
   }
@@ -120,6 +127,7 @@ export class SpendLedger {
         monthStartMs: startOfLocalMonthMs(atMs),
         day: new CreditSum(),
         month: new CreditSum(),
+        ahead: null,
       };
       this.#totals.set(key, entry);
     }
@@ -130,16 +138,42 @@ export class SpendLedger {
   }
 }
 
-/** Periods only move forward: a clock stepping back must not resurrect yesterday's total. */
+/**
+ * Periods only move forward: a clock stepping back must not resurrect yesterday's total. A new
+ * period starts from nothing, as this run records every request it makes there after the roll (the
+ * first admission or record in it rolls). Only rows from before the start can already be dated in
+ * it: with the seed's clock behind and set right since, they were made there, and are read. Rows
+ * dated past the new day too (a clock days behind that went past its own midnight before it was set
+ * right) are read again at the next roll, not left out of the day they were made in.
+ */
 function rollForward(entry: ScopeTotals, nowMs: number): void {
   const dayStartMs = startOfLocalDayMs(nowMs);
   if (dayStartMs <= entry.dayStartMs) return;
   entry.dayStartMs = dayStartMs;
-  entry.day = new CreditSum();
+  entry.day = new CreditSum(loggedAhead(entry, dayStartMs));
   const monthStartMs = startOfLocalMonthMs(nowMs);
   if (monthStartMs > entry.monthStartMs) {
     entry.monthStartMs = monthStartMs;
-    entry.month = new CreditSum();
+    entry.month = new CreditSum(loggedAhead(entry, monthStartMs));
+  }
+  // 36 h on lies in the next local day, whether this one has 23, 24 or 25 hours.
+  if (loggedAhead(entry, startOfLocalDayMs(dayStartMs + 36 * HOUR_MS)) === 0) entry.ahead = null;
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * The log's spend since a time, where the seed found some dated ahead; else nothing. A log that
+ * cannot be read (it tells the user itself) must not fail the request whose admission rolls, nor
+ * leave the period half rolled: the new period starts from nothing, as before rows ahead were read.
+ */
+function loggedAhead(entry: ScopeTotals, sinceMs: number): number {
+  if (entry.ahead === null) return 0;
+  try {
+    return entry.ahead(entry.scope, sinceMs);
+  } catch {
+    entry.ahead = null;
+    return 0;
   }
 }
 

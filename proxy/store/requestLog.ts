@@ -18,7 +18,7 @@ import { DEFAULT_RETENTION, type RetentionPolicy, type RetentionResult } from '.
 import { DATABASE_FILE_NAME, databaseFileBytes, openLogDatabase, usedDatabaseBytes } from './schema.ts';
 import { UnwrittenMirror } from './write/unwrittenMirror.ts';
 import { summaryRowOf } from './write/unwrittenRows.ts';
-import { futureRowsNotice, redateFutureRows } from './futureRows.ts';
+import { type FutureRows, futureRowsNotice, redateFutureRows } from './futureRows.ts';
 import { spendSinceWith, totalsWith, type SpendEntry } from './write/unwrittenSpend.ts';
 import { clearUnwrittenSpend, readSavedSpend, takeUnsavedMark } from './write/unwrittenSpendFile.ts';
 import { LogWriter } from './write/writer.ts';
@@ -177,7 +177,7 @@ class SqliteRequestLog implements RequestLog {
     const writtenAtOpen = saved.kind === 'saved' && this.writeSummaries(saved.entries);
     this.unwritten = new UnwrittenMirror(options.dataDir, saved, writtenAtOpen, unsaved, openedAtMs);
     // After the summaries: an earlier run's saved spend is dated by its day, which may lie ahead too.
-    let futureRows = 0;
+    let futureRows: FutureRows = { redated: 0, leftBehindClock: 0 };
     this.safely(() => (futureRows = redateFutureRows(this.db, openedAtMs)));
     const futureNotice = futureRowsNotice(futureRows, openedAtMs);
     this.startNotices = [...(futureNotice === null ? [] : [futureNotice]), ...this.unwritten.startNotices];

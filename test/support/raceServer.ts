@@ -3,9 +3,10 @@ import { chatAnswerText } from './http.ts';
 
 /**
  * What the server does with one request: answer it, close the connection (FIN) at once, close after
- * part of an answer, or answer it once the next request arrived (so the two are on two connections).
+ * part of an answer, answer it once the next request arrived (so the two are on two connections),
+ * or never answer nor close (a peer gone without a word: a laptop woken on another network).
  */
-export type Reply = 'answer' | 'close' | 'close_after_status_line' | 'answer_with_next';
+export type Reply = 'answer' | 'close' | 'close_after_status_line' | 'answer_with_next' | 'silence';
 
 export interface ReadRequest {
   connection: number;

@@ -135,7 +135,10 @@ export class KeyCache {
    */
   readUnreadAgain(): Promise<void> | null {
     const nowMs = this.#nowMs();
-    if (nowMs < this.#readAgainNotBeforeMs) return null;
+    // A wall clock set back (NTP or the user, often at a resume, when a keychain is locked) would
+    // hold further readings back by the step: an unlocked keychain left unread for an hour.
+    const waitMs = this.#readAgainNotBeforeMs - nowMs;
+    if (waitMs > 0 && waitMs <= READ_AGAIN_EVERY_MS) return null;
     const reading = this.#readUnread();
     if (reading) this.#readAgainNotBeforeMs = nowMs + READ_AGAIN_EVERY_MS;
     return reading;

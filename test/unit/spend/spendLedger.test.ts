@@ -54,13 +54,16 @@ describe('SpendLedger', () => {
       [work],
       (scope, sinceMs) => {
         asked.push({ scope, sinceMs });
-        return sinceMs === local(0, 15, 0) ? 3 : 40;
+        if (sinceMs === local(0, 15, 0)) return 3;
+        return sinceMs === local(0, 1, 0) ? 40 : 0;
       },
       local(0, 15, 9),
     );
+    // The third: whether the log dates any spend after now (a start with its clock behind).
     expect(asked).toEqual([
       { scope: work, sinceMs: local(0, 15, 0) },
       { scope: work, sinceMs: local(0, 1, 0) },
+      { scope: work, sinceMs: local(0, 15, 9) + 1 },
     ]);
     expect(ledger.totals(work, local(0, 15, 10))).toEqual({ dayCredits: 3, monthCredits: 40 });
   });
@@ -135,5 +138,68 @@ describe('SpendLedger', () => {
     }
     expect(ledger.totals(work, local(0, 15)).dayCredits).toBeCloseTo(0.4, 9);
     expect(ledger.totals(cursor, local(0, 15)).monthCredits).toBeCloseTo(0.4, 9);
+  });
+});
+
+describe('SpendLedger: a start with the clock behind (set right while running)', () => {
+  /** The log's rows: spend by local start time, as `spendSince` sums it (no end: rows after now count). */
+  const rows = [
+    { atMs: local(0, 14, 21), credits: 2 },
+    // Made after midnight with a right clock, before this start, whose clock says 22:00 the day before.
+    { atMs: local(0, 15, 1), credits: 5 },
+  ];
+  const spentSince = (_scope: SpendScope, sinceMs: number): number =>
+    rows.filter((row) => row.atMs >= sinceMs).reduce((sum, row) => sum + row.credits, 0);
+
+  it('the day the clock is set forward into keeps the spend the log dates in it', () => {
+    const ledger = new SpendLedger();
+    ledger.seed([work], spentSince, local(0, 14, 22));
+    // Meanwhile the rows dated after now count toward the clock's today: a cap refuses early, never late.
+    expect(ledger.totals(work, local(0, 14, 22)).dayCredits).toBe(7);
+    // The network comes up and the clock is set to 01:30: today already holds the 5 credits of 01:00.
+    expect(ledger.totals(work, local(0, 15, 1, 30))).toEqual({ dayCredits: 5, monthCredits: 7 });
+    ledger.record({ profileId: 'work', clientName: null, costCredits: 1, atMs: local(0, 15, 1, 40) });
+    expect(ledger.totals(work, local(0, 15, 1, 45)).dayCredits).toBe(6);
+    // The next midnight starts from nothing again: what the start found ahead is counted once.
+    expect(ledger.totals(work, local(0, 16, 0, 10)).dayCredits).toBe(0);
+  });
+
+  it('a month the clock is set forward into keeps its spend too', () => {
+    const monthRows = [{ atMs: local(1, 1, 1), credits: 4 }];
+    const since = (_scope: SpendScope, sinceMs: number): number =>
+      monthRows.filter((row) => row.atMs >= sinceMs).reduce((sum, row) => sum + row.credits, 0);
+    const ledger = new SpendLedger();
+    ledger.seed([work], since, local(0, 31, 22));
+    expect(ledger.totals(work, local(1, 1, 2))).toEqual({ dayCredits: 4, monthCredits: 4 });
+  });
+
+  it('a clock behind by days that passes a midnight before it is set right still finds the day it is set to', () => {
+    // Made on the 16th and 17th with a right clock; this start's clock says the 14th.
+    const aheadRows = [
+      { atMs: local(0, 16, 9), credits: 5 },
+      { atMs: local(0, 17, 1), credits: 3 },
+    ];
+    const since = (_scope: SpendScope, sinceMs: number): number =>
+      aheadRows.filter((row) => row.atMs >= sinceMs).reduce((sum, row) => sum + row.credits, 0);
+    const ledger = new SpendLedger();
+    ledger.seed([work], since, local(0, 14, 23));
+    // No network yet: the wrong clock goes past its own midnight, and the rows still count toward its today.
+    expect(ledger.totals(work, local(0, 15, 0, 30)).dayCredits).toBe(8);
+    // Set right on the 17th: today holds the 3 credits of 01:00, the month all 8.
+    expect(ledger.totals(work, local(0, 17, 2))).toEqual({ dayCredits: 3, monthCredits: 8 });
+  });
+
+  it('a log that cannot be read at the roll fails no request: the new day starts from nothing, as without rows ahead', () => {
+    let readable = true;
+    const since = (scope: SpendScope, sinceMs: number): number => {
+      if (!readable) throw new Error('database disk image is malformed');
+      return spentSince(scope, sinceMs);
+    };
+    const ledger = new SpendLedger();
+    ledger.seed([work], since, local(0, 14, 22));
+    readable = false;
+    expect(ledger.totals(work, local(0, 15, 1, 30))).toEqual({ dayCredits: 0, monthCredits: 7 });
+    // The next day rolls too: the failed read left no day half rolled.
+    expect(ledger.totals(work, local(0, 16, 1)).dayCredits).toBe(0);
   });
 });

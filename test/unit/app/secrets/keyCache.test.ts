@@ -336,6 +336,24 @@ describe('KeyCache', () => {
     expect(reads).toBe(3);
   });
 
+  it('a clock set back after a reading does not stop the next ones until it catches up', async () => {
+    let nowMs = 1_000_000;
+    let locked = true;
+    const lockedOnResume: SecretStore = {
+      ...memorySecretStore({ work: SENTINEL_KEY }),
+      get: () => (locked ? Promise.reject(new KeychainUnavailableError('the keychain is locked')) : Promise.resolve(SENTINEL_KEY)),
+    };
+    const cache = new KeyCache(lockedOnResume, () => nowMs);
+    await cache.follow(configSource(oneProfile)).ready;
+    await cache.readUnreadAgain();
+    // After a resume the clock is set right (NTP, or the user) an hour back, and the user unlocks the keychain.
+    nowMs -= 60 * 60 * 1000;
+    locked = false;
+    nowMs += 5_000;
+    await cache.readUnreadAgain();
+    expect(cache.getKeyForRequest('work')).toBe(SENTINEL_KEY);
+  });
+
   it('reports an unavailable keychain instead of failing', async () => {
     const cache = new KeyCache(unavailableSecretStore());
     await cache.loadAll(['work']);

@@ -24,7 +24,23 @@ export interface AirlockProcess {
 
 /** `airlock <args>` in its own process, with stdout and stderr as pipes, as a script or CI runs it. */
 export function spawnAirlock(args: readonly string[], env: NodeJS.ProcessEnv = process.env): AirlockProcess {
-  const child = spawn(process.execPath, [AIRLOCK_BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+  return watched(spawn(process.execPath, [AIRLOCK_BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] }));
+}
+
+/**
+ * `airlock <args>` started in the background by a shell that then waits for it, as `npm run` and
+ * `npx` start a script (npm, then `sh -c`): `child` is the shell, which prints Airlock's process id
+ * first. The pipes stay open while Airlock runs, so `exited` resolves when the shell and Airlock
+ * have both ended, whichever ends first.
+ */
+export function spawnAirlockUnderShell(args: readonly string[], env: NodeJS.ProcessEnv): AirlockProcess & { airlockPid: Promise<number> } {
+  const script = '"$0" "$@" & echo "airlock pid $!"; wait';
+  const shell = watched(spawn('sh', ['-c', script, process.execPath, AIRLOCK_BIN, ...args], { env, stdio: ['pipe', 'pipe', 'pipe'] }));
+  const airlockPid = shell.printed(/airlock pid \d+/).then(() => Number(/airlock pid (\d+)/.exec(shell.stdout())?.[1]));
+  return { ...shell, airlockPid };
+}
+
+function watched(child: ChildProcessWithoutNullStreams): AirlockProcess {
   child.stdin.end();
   let stdout = '';
   let stderr = '';

@@ -17,6 +17,7 @@ import type { Profile } from '../../contracts/profile.ts';
 import { dataDirFor, defaultCliDeps, type CliDeps } from './commands/cliContext.ts';
 import { dataDirArgument as dataDirArgumentOf } from '../dataDir.ts';
 import { portOption } from './commands/portOption.ts';
+import { watchNpmParent } from './npmParentWatch.ts';
 import { type CommandHint, commandHint, shellOf } from '../../contracts/cli.ts';
 
 interface ServeOptions {
@@ -111,20 +112,27 @@ export function stopLines(report: StopReport, logStatus: Pick<RequestLogStatus, 
  */
 const REPEATS_WHILE_STOPPING = 1;
 
-/** The first SIGINT or SIGTERM stops with the drain; a repeat says it is stopping; the next ends the process at once. */
-function stopOnSignals(airlock: Airlock, deps: CliDeps): void {
+/**
+ * The first SIGINT or SIGTERM stops with the drain; a repeat says it is stopping; the next ends the
+ * process at once. Started by npm, the end of npm stops it as a first signal does (npmParentWatch.ts).
+ */
+function stopOnSignals(airlock: Airlock, deps: CliDeps, parentPidAtStart: number): void {
   let signalsSeen = 0;
+  const stopWithDrain = (): void => {
+    deps.stderr.write(`Stopping: letting streams in flight finish (up to ${DRAIN_ON_STOP_MS / 1000} s)...\n`);
+    airlock.stop({ drainMs: DRAIN_ON_STOP_MS }).then(
+      (report) => {
+        for (const line of stopLines(report, airlock.log.status())) deps.stderr.write(`${line}\n`);
+        process.exit(0);
+      },
+      () => process.exit(1),
+    );
+  };
   const onSignal = (signal: NodeJS.Signals): void => {
     signalsSeen += 1;
     if (signalsSeen === 1) {
-      deps.stderr.write(`Stopping: letting streams in flight finish (up to ${DRAIN_ON_STOP_MS / 1000} s)...\n`);
-      airlock.stop({ drainMs: DRAIN_ON_STOP_MS }).then(
-        (report) => {
-          for (const line of stopLines(report, airlock.log.status())) deps.stderr.write(`${line}\n`);
-          process.exit(0);
-        },
-        () => process.exit(1),
-      );
+      stopWatchingParent();
+      stopWithDrain();
       return;
     }
     if (signalsSeen <= 1 + REPEATS_WHILE_STOPPING) {
@@ -135,6 +143,16 @@ function stopOnSignals(airlock: Airlock, deps: CliDeps): void {
     // As a shell reports a process the signal ended.
     process.exit(128 + constants.signals[signal]);
   };
+  const stopWatchingParent = watchNpmParent({
+    env: deps.env,
+    parentPidAtStart,
+    parentPid: () => process.ppid,
+    onParentGone: () => {
+      signalsSeen += 1;
+      deps.stderr.write('npm, which started Airlock, has ended (it does not pass a SIGTERM on to Airlock).\n');
+      stopWithDrain();
+    },
+  });
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
 }
@@ -153,6 +171,7 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
     .option('--base-url <url>', 'serve a gateway for this run only (key from AIRLOCK_API_KEY), without a saved profile')
     .option('--profile <id>', 'serve this profile instead of the active one')
     .action(async (options: ServeOptions, command: Command) => {
+      const parentPidAtStart = process.ppid;
       const dataDir = dataDirFor(command, deps);
       let commandLineBaseUrl: string | undefined;
       if (options.baseUrl !== undefined) {
@@ -186,6 +205,6 @@ export function registerServeCommand(program: Command, deps: CliDeps = defaultCl
       // What compiled at start goes to the compile cache now, not only at a clean exit (compileCache.ts).
       flushCompileCache();
       pruneStaleCompileCaches(process.env);
-      stopOnSignals(airlock, deps);
+      stopOnSignals(airlock, deps, parentPidAtStart);
     });
 }

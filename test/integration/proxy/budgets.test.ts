@@ -141,6 +141,8 @@ describe('budgets over the real proxy', () => {
 
     expect(reply.status, reply.body).toBe(402);
     expect(reply.headers['x-airlock-budget'], reply.body).toBe('daily');
+    // What makes the SDKs and Claude Code show the refusal instead of resending it (README, Spending safeguards).
+    expect(reply.headers['x-should-retry']).toBe('false');
     const error = JSON.parse(reply.body).error;
     expect(error.code).toBe('budget_exceeded');
     expect(error.message).toMatch(

@@ -36,6 +36,33 @@ describe('airlock key list', () => {
   });
 });
 
+// The README's way to remove Airlock relies on these leaving no gateway key behind in the keychain.
+describe('removing keys with their profile', () => {
+  const SECOND_KEY = 'sk-second-pool-key-0123456789';
+  /** Another profile's key, which neither command may touch. */
+  const HOME_KEY = 'sk-home-profile-key-0123456789';
+
+  /** A profile whose own key became the pool's first when a second key was added: two keychain accounts. */
+  async function profileWithPool(): Promise<void> {
+    await airlock(['profile', 'add', 'work', '--name', 'Work', '--base-url', 'https://gw.example/v1']);
+    await airlock(['profile', 'add', 'home', '--name', 'Home', '--base-url', 'https://home.example/v1']);
+    expect((await airlock(['key', 'set', 'work'], `${SENTINEL_KEY}\n`)).exitCode).toBe(0);
+    expect((await airlock(['key', 'set', 'home'], `${HOME_KEY}\n`)).exitCode).toBe(0);
+    expect((await airlock(['key', 'add', 'work', '--label', 'second'], `${SECOND_KEY}\n`)).exitCode).toBe(0);
+    expect([...secrets.entries.values()].filter((key) => key === SENTINEL_KEY || key === SECOND_KEY)).toHaveLength(2);
+  }
+
+  it.each([
+    ['profile remove', ['profile', 'remove', 'work']],
+    ['key delete', ['key', 'delete', 'work']],
+  ])("%s deletes every key of the profile's pool from the keychain, and no other profile's", async (_name, args) => {
+    await profileWithPool();
+    const run = await airlock(args);
+    expect(run.exitCode, run.stderr).toBe(0);
+    expect([...secrets.entries.values()]).toEqual([HOME_KEY]);
+  });
+});
+
 describe('airlock key without a keychain', () => {
   /** Where a test's command line names the pool key added first. */
   const KEY_ID = '<key id>';

@@ -125,6 +125,8 @@ export interface SpendCheckInput {
   upstreamModel: string | null;
   /** The name an alias or route resolved to `upstreamModel`: its price stands in where that has none. */
   routedFrom?: string | null;
+  /** It runs a model the gateway bills (a POST naming one, not a token count): unpriced, a cap refuses it. */
+  runsModel?: boolean;
   /** Estimated from the request body; null where the body was not parsed or no cap needs it. */
   estimatedInputTokens: number | null;
   /** The most output tokens the request allows, when it states it (its max_tokens, per choice); null when unbounded. */

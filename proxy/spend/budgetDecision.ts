@@ -9,6 +9,8 @@ import type { SpendTotals } from './spendLedger.ts';
 /** Which cap refused a request; sent as `x-airlock-budget` so clients and the window can tell. */
 export type BudgetCapKind = 'daily' | 'monthly' | 'per-request';
 export const BUDGET_HEADER = 'x-airlock-budget';
+/** The code of a refusal for a model without a price under a cap. */
+export const UNPRICED_MODEL_CODE = 'unpriced_model';
 
 export interface BudgetOwner {
   kind: 'profile' | 'client';
@@ -31,6 +33,8 @@ export interface BudgetDecisionInput {
   audioCredits?: number | null;
   /** Spend missing from the ledger (the log could not record it), and the time of the check. */
   ledgerGap?: { gap: LedgerGap; nowMs: number } | null;
+  /** The model the request runs when its profile has no price for it (cost.ts pricesAnything); null when priced or no model runs. */
+  unpricedModel?: { model: string; profileName: string } | null;
 }
 
 /**
@@ -48,6 +52,10 @@ export function decideBudget(input: BudgetDecisionInput): LocalRefusal | null {
   for (const owner of input.owners) {
     const budget = owner.budget;
     if (!budget) continue;
+    if (input.unpricedModel) {
+      const refusal = unpricedRefusal(owner, budget, input.unpricedModel);
+      if (refusal !== null) return refusal;
+    }
     if (budget.perRequestInputCredits !== undefined && estimate !== null && !Number.isFinite(estimate)) {
       return uncountable(
         owner,
@@ -105,6 +113,38 @@ function upfrontCredits(
   if (audioCredits !== null) parts.push(`its audio costs ${formatCredits(audioCredits)} credits`);
   if (parts.length === 0) return null;
   return { credits: (inputCredits ?? 0) + (perCallCredits ?? 0) + (audioCredits ?? 0), text: parts.join(' and ') };
+}
+
+/**
+ * A model without a price costs what no cap can count: its requests were free to every cap, so an agent
+ * on it spent without limit under a daily cap its user trusted. Under any cap of the owner it is refused,
+ * naming the model and the fix, as LiteLLM's proxy came to refuse models missing from its cost map where a
+ * budget applies (BerriAI/litellm#24949, fixing #24770). A model that costs nothing is priced at 0: that
+ * states it, model by model, where a switch allowing every unpriced model would open the cap to any
+ * model a route or a typo reaches. Profiles and clients without a cap are never asked.
+ */
+function unpricedRefusal(owner: BudgetOwner, budget: Budget, unpriced: { model: string; profileName: string }): LocalRefusal | null {
+  const kind: BudgetCapKind | null =
+    budget.dailyCredits !== undefined
+      ? 'daily'
+      : budget.monthlyCredits !== undefined
+        ? 'monthly'
+        : budget.perRequestInputCredits !== undefined
+          ? 'per-request'
+          : null;
+  if (kind === null) return null;
+  const model = JSON.stringify(unpriced.model);
+  return {
+    status: BUDGET_REFUSAL_STATUS,
+    errorClass: 'budget_exceeded',
+    code: UNPRICED_MODEL_CODE,
+    message:
+      `${REFUSED_LOCALLY}model ${model} has no price in profile '${unpriced.profileName}', so the ${kind} cap for ` +
+      `${describe(owner)} cannot count what it costs. Add its price on the Profiles screen (Prices) or in airlock.json in the ` +
+      `data directory (the profile's prices: {"model": ${model}, "inputPer1M": ..., "outputPer1M": ...}; 0 for a model that ` +
+      'costs nothing), or remove the cap.',
+    headers: { [BUDGET_HEADER]: kind },
+  };
 }
 
 /** How a cap's refusal opens; a resend refused (upstreamAttempts.ts) tells the rest, since its earlier runs were sent. */

@@ -35,10 +35,9 @@ const UNPRICED: CostResult = { costCredits: null, priced: false };
  * never 0 (tokens of 0 stand beside reported seconds).
  */
 export function costOf(usage: TokenUsage | null, price: ModelPrice | undefined, multiplier: number, calls = 1): CostResult {
-  if (!price) return UNPRICED;
+  if (!pricesAnything(price)) return UNPRICED;
   const tokenPriced = price.inputPer1M !== undefined || price.outputPer1M !== undefined;
   const durationPriced = price.perAudioMinute !== undefined;
-  if (!tokenPriced && !durationPriced && price.perCall === undefined) return UNPRICED;
   if ((tokenPriced || durationPriced) && usage === null) return { costCredits: null, priced: true };
   const audioSeconds = usage?.audioSeconds;
   if (durationPriced !== (audioSeconds !== undefined)) return { costCredits: null, priced: true };
@@ -47,6 +46,18 @@ export function costOf(usage: TokenUsage | null, price: ModelPrice | undefined, 
   if (usage) credits += tokenCredits(usage, price);
   if (audioSeconds !== undefined) credits += audioCostOf(audioSeconds, price, 1) ?? 0;
   return { costCredits: credits * multiplier, priced: true };
+}
+
+/**
+ * Whether a price says what anything of its model costs: a cached-input price alone only refines an
+ * input price. A model without one is unpriced: its spend counts toward no cap (so a capped profile
+ * refuses it, budgetDecision.ts).
+ */
+export function pricesAnything(price: ModelPrice | undefined): price is ModelPrice {
+  if (price === undefined) return false;
+  return (
+    price.inputPer1M !== undefined || price.outputPer1M !== undefined || price.perCall !== undefined || price.perAudioMinute !== undefined
+  );
 }
 
 /** Credits for seconds of audio at a price per audio minute (whisper-1, billed to the second); null without such a price. */

@@ -1,4 +1,4 @@
-import { audioCostOf, inputCostOf, outputCostOf, priceOfRequest } from './cost.ts';
+import { audioCostOf, inputCostOf, outputCostOf, priceOfRequest, pricesAnything } from './cost.ts';
 import type { LedgerGap } from '../contracts/log.ts';
 import type { Budget, ModelPrice, Profile } from '../contracts/profile.ts';
 import type { PromptCacheWrites } from '../contracts/usage.ts';
@@ -119,6 +119,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
       perCallCredits: upfront.perCallCredits,
       audioCredits: upfront.audioCredits,
       ledgerGap: gapAt(owners, atMs),
+      unpricedModel: unpricedModelOf(input),
     });
   }
 
@@ -279,6 +280,13 @@ function hasCap(budget: Budget | undefined): boolean {
 
 function hasPeriodCap(budget: Budget | undefined): boolean {
   return budget !== undefined && (budget.dailyCredits !== undefined || budget.monthlyCredits !== undefined);
+}
+
+/** The model a request runs where its profile prices nothing of it (looked up only where a cap applies). */
+function unpricedModelOf(input: SpendCheckInput): { model: string; profileName: string } | null {
+  if (input.runsModel !== true || input.upstreamModel === null) return null;
+  if (pricesAnything(priceOfRequest(input.profile.prices, input))) return null;
+  return { model: input.upstreamModel, profileName: input.profile.id };
 }
 
 /** The profile first, then the client token: the first cap that refuses is the one named. */

@@ -301,8 +301,9 @@ describe('control API against a real proxy and the simulator', () => {
       headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
       body: chatBody({ model: 'qwen-plsu' }),
     });
-    expect(reply.status).toBe(404);
-    expect(JSON.parse(reply.body).error.message).toContain('qwen-plus');
+    // Under the profile's cap the unknown model has no price, refused before sending: the refusal names the model it may mean.
+    expect(reply.status).toBe(402);
+    expect(JSON.parse(reply.body).error.message).toContain("Did you mean 'qwen-plus'");
     expect(modelListFetches()).toBe(fetchesAfterList);
     expect((await call<ModelListResponse>('/models')).fetchedAtMs).toBe(listed.fetchedAtMs);
   });

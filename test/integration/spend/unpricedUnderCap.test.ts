@@ -1,0 +1,77 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { createSpendGate } from '../../../proxy/spend/spendGate.ts';
+import { SpendLedger } from '../../../proxy/spend/spendLedger.ts';
+import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
+import { startHarness, type Harness } from '../../support/proxyHarness.ts';
+import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
+import type { ProfileInput } from '../../../proxy/contracts/profile.ts';
+
+let harness: Harness | null = null;
+afterEach(async () => {
+  await harness?.close();
+  harness = null;
+});
+
+const capped = (profile: Partial<ProfileInput>, clientBudget?: { dailyCredits: number }) =>
+  startHarness({
+    profile,
+    identity: { tokenName: 'agent', pinnedProfileId: null },
+    spendGate: createSpendGate({ commandHint: PLAIN_HINT, ledger: new SpendLedger(), clientBudget: () => clientBudget }),
+  });
+
+const chat = (model: string) =>
+  rawRequest(`${harness!.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body: chatBody({ model }) });
+
+/**
+ * A model with no price in the profile costs what no cap can count: before, an agent on it spent
+ * without limit under a 5-credit daily cap (its rows "unpriced", the cap never reached).
+ */
+describe('a model without a price', () => {
+  it('is refused under a daily cap, naming the model and how to price it; nothing is sent', async () => {
+    harness = await capped({ budget: { dailyCredits: 5 }, prices: [{ model: 'deepseek-chat', inputPer1M: 0.28, outputPer1M: 0.42 }] });
+    const reply = await chat('gpt-4o-mini');
+    expect(reply.status, reply.body).toBe(402);
+    const error = JSON.parse(reply.body).error;
+    expect(error.code).toBe('unpriced_model');
+    expect(error.message).toContain('"gpt-4o-mini" has no price');
+    expect(error.message).toContain('daily cap');
+    expect(error.message).toContain('0 for a model that costs nothing');
+    expect(reply.headers['x-airlock-budget']).toBe('daily');
+    expect(harness.simulator.received).toHaveLength(0);
+
+    // The priced model under the same cap goes as before.
+    expect((await chat('deepseek-chat')).status).toBe(200);
+  });
+
+  it("is refused under a client token's cap too", async () => {
+    harness = await capped({}, { dailyCredits: 5 });
+    const reply = await chat('gpt-4o-mini');
+    expect(reply.status, reply.body).toBe(402);
+    expect(JSON.parse(reply.body).error.message).toContain("client token 'agent'");
+    expect(harness.simulator.received).toHaveLength(0);
+  });
+
+  it('goes through priced at 0, the statement that it costs nothing', async () => {
+    harness = await capped({ budget: { dailyCredits: 5 }, prices: [{ model: 'gpt-4o-mini', inputPer1M: 0, outputPer1M: 0 }] });
+    const ended = harness.nextEnd();
+    expect((await chat('gpt-4o-mini')).status).toBe(200);
+    expect((await ended).costCredits).toBe(0);
+  });
+
+  it('goes through unchanged where no cap applies, its row unpriced', async () => {
+    harness = await capped({});
+    const ended = harness.nextEnd();
+    expect((await chat('gpt-4o-mini')).status).toBe(200);
+    expect((await ended).costCredits).toBeNull();
+  });
+
+  it('does not stop a token count, which runs no model', async () => {
+    harness = await capped({ budget: { dailyCredits: 5 }, protocolModes: { messages: 'native', responses: 'auto' } });
+    const reply = await rawRequest(`${harness.proxy.url}/v1/messages/count_tokens`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ model: 'claude-sonnet-4-5', messages: [{ role: 'user', content: 'hi' }] }),
+    });
+    expect(reply.status, reply.body).not.toBe(402);
+  });
+});

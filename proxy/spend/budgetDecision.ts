@@ -10,7 +10,7 @@ import type { SpendTotals } from './spendLedger.ts';
 export type BudgetCapKind = 'daily' | 'monthly' | 'per-request';
 export const BUDGET_HEADER = 'x-airlock-budget';
 /** The code of a refusal for a model without a price under a cap. */
-export const UNPRICED_MODEL_CODE = 'unpriced_model';
+export const UNPRICED_MODEL_CODE = 'unpriced_model' as const;
 
 export interface BudgetOwner {
   kind: 'profile' | 'client';
@@ -136,7 +136,7 @@ function unpricedRefusal(owner: BudgetOwner, budget: Budget, unpriced: { model: 
   const model = JSON.stringify(unpriced.model);
   return {
     status: BUDGET_REFUSAL_STATUS,
-    errorClass: 'budget_exceeded',
+    errorClass: UNPRICED_MODEL_CODE,
     code: UNPRICED_MODEL_CODE,
     message:
       `${REFUSED_LOCALLY}model ${model} has no price in profile '${unpriced.profileName}', so the ${kind} cap for ` +

@@ -32,7 +32,9 @@ describe('a model without a price', () => {
     const reply = await chat('gpt-4o-mini');
     expect(reply.status, reply.body).toBe(402);
     const error = JSON.parse(reply.body).error;
-    expect(error.code).toBe('unpriced_model');
+    // Its own class, not budget_exceeded: the window's "budget reached" state is not raised for it.
+    expect(error).toMatchObject({ type: 'unpriced_model', code: 'unpriced_model' });
+    expect(reply.headers['x-should-retry']).toBe('false');
     expect(error.message).toContain('"gpt-4o-mini" has no price');
     expect(error.message).toContain('daily cap');
     expect(error.message).toContain('0 for a model that costs nothing');

@@ -208,6 +208,6 @@ describe('decideBudget with a model the profile has no price for', () => {
   ])('$name: refused by $refusedBy', ({ owners, refusedBy }) => {
     const refusal = decideBudget({ owners, estimatedInputCredits: null, unpricedModel });
     expect(refusal?.headers?.['x-airlock-budget'] ?? null).toBe(refusedBy);
-    if (refusal) expect(refusal).toMatchObject({ status: 402, code: 'unpriced_model' });
+    if (refusal) expect(refusal).toMatchObject({ status: 402, errorClass: 'unpriced_model', code: 'unpriced_model' });
   });
 });

@@ -190,6 +190,7 @@ export function spendCheckInput(
     outputTokensBound: plan.outputTokensBound,
     callsBound: plan.callsBound,
     uploadAudio: plan.uploadAudio,
+    billedUnits: plan.billedUnits,
     inputSource: plan,
     inputBoundOf: quickInputBound,
     cacheWritesOf: planCacheWrites,

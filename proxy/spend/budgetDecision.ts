@@ -31,9 +31,14 @@ export interface BudgetDecisionInput {
   perCallCredits?: number | null;
   /** An upload's audio at a price per audio minute, its length read from its header; null when none or only bounded by its size. */
   audioCredits?: number | null;
+  /** The video seconds or speech characters the body states, at their price (cost.ts unitsCostOf); null when none. */
+  unitsCredits?: number | null;
   /** Spend missing from the ledger (the log could not record it), and the time of the check. */
   ledgerGap?: { gap: LedgerGap; nowMs: number } | null;
-  /** The model the request runs when its profile has no price for it (cost.ts pricesAnything); null when priced or no model runs. */
+  /**
+   * The model the request runs when its profile has no price for it (cost.ts pricesAnything), or one by a unit the request
+   * does not state (a per-second price, no seconds); null when priced or no model runs.
+   */
   unpricedModel?: { model: string; profileName: string } | null;
 }
 
@@ -48,7 +53,7 @@ export function decideBudget(input: BudgetDecisionInput): LocalRefusal | null {
   const blind = input.ledgerGap ? ledgerGapRefusal(input.owners, input.ledgerGap.gap, input.ledgerGap.nowMs) : null;
   if (blind) return blind;
   const estimate = input.estimatedInputCredits;
-  const upfront = upfrontCredits(estimate, input.perCallCredits ?? null, input.audioCredits ?? null);
+  const upfront = upfrontCredits(estimate, input.perCallCredits ?? null, input.audioCredits ?? null, input.unitsCredits ?? null);
   for (const owner of input.owners) {
     const budget = owner.budget;
     if (!budget) continue;
@@ -106,13 +111,15 @@ function upfrontCredits(
   inputCredits: number | null,
   perCallCredits: number | null,
   audioCredits: number | null,
+  unitsCredits: number | null,
 ): { credits: number; text: string } | null {
   const parts: string[] = [];
   if (inputCredits !== null) parts.push(`this request's input is estimated at ${formatCredits(inputCredits)} credits`);
   if (perCallCredits !== null) parts.push(`its price per call is ${formatCredits(perCallCredits)} credits`);
   if (audioCredits !== null) parts.push(`its audio costs ${formatCredits(audioCredits)} credits`);
+  if (unitsCredits !== null) parts.push(`the video seconds or characters it asks for cost ${formatCredits(unitsCredits)} credits`);
   if (parts.length === 0) return null;
-  return { credits: (inputCredits ?? 0) + (perCallCredits ?? 0) + (audioCredits ?? 0), text: parts.join(' and ') };
+  return { credits: (inputCredits ?? 0) + (perCallCredits ?? 0) + (audioCredits ?? 0) + (unitsCredits ?? 0), text: parts.join(' and ') };
 }
 
 /**
@@ -139,7 +146,7 @@ function unpricedRefusal(owner: BudgetOwner, budget: Budget, unpriced: { model: 
     errorClass: UNPRICED_MODEL_CODE,
     code: UNPRICED_MODEL_CODE,
     message:
-      `${REFUSED_LOCALLY}model ${model} has no price in profile '${unpriced.profileName}', so the ${kind} cap for ` +
+      `${REFUSED_LOCALLY}model ${model} has no price in profile '${unpriced.profileName}' that counts this request, so the ${kind} cap for ` +
       `${describe(owner)} cannot count what it costs. Add its price on the Profiles screen (Prices) or in airlock.json in the ` +
       `data directory (the profile's prices: {"model": ${model}, "inputPer1M": ..., "outputPer1M": ...}; 0 for a model that ` +
       'costs nothing), or remove the cap.',

@@ -152,9 +152,14 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     authBreaker.recordUpstreamOutcome(outcome);
   }
 
+  /**
+   * Whether the caps admit the request at this input estimate. An unpriced model's refusal does not
+   * depend on it: counting the input with the tokenizer first would only delay it (check refuses it).
+   */
   function budgetsAdmit(input: SpendCheckInput): boolean {
     const scopes = scopesOf(input);
-    return budgetRefusal(input, scopes, upfrontOf(input, true), nowMs()) === null;
+    const refusal = budgetRefusal(input, scopes, upfrontOf(input, true), nowMs());
+    return refusal === null || refusal.errorClass === 'unpriced_model';
   }
 
   /**

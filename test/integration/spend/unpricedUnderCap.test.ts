@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSpendGate } from '../../../proxy/spend/spendGate.ts';
 import { SpendLedger } from '../../../proxy/spend/spendLedger.ts';
+import { tokenEstimator } from '../../../proxy/spend/tokenEstimator.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
@@ -40,6 +41,8 @@ describe('a model without a price', () => {
     expect(error.message).toContain('0 for a model that costs nothing');
     expect(reply.headers['x-airlock-budget']).toBe('daily');
     expect(harness.simulator.received).toHaveLength(0);
+    // Refused at once: its input was not counted first (the tokenizer's thread takes 0.3 s to start).
+    expect(tokenEstimator.running).toBe(false);
 
     // The priced model under the same cap goes as before.
     expect((await chat('deepseek-chat')).status).toBe(200);

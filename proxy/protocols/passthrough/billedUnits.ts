@@ -32,6 +32,9 @@ const VIDEO_SHAPES: ReadonlyMap<string, VideoShape> = new Map([
   ['contents/generations/tasks', { fields: ['duration'], defaultSeconds: ARK_DEFAULT_SECONDS, textCommands: true }],
 ]);
 
+/** The fields a length is read from: a form naming one twice is refused (multipartForm.ts), as for its model. */
+export const BILLED_UNIT_FIELDS: readonly string[] = [...new Set([...VIDEO_SHAPES.values()].flatMap((shape) => shape.fields))];
+
 const SPEECH_PATH = 'audio/speech';
 /** Ark's parameter commands in a prompt: `--duration 5` or its short form `--dur 5`. */
 const DURATION_COMMAND = /(?:^|\s)--dur(?:ation)?\s+(\d+(?:\.\d+)?)(?=\s|$)/;

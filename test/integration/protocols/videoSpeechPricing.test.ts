@@ -1,4 +1,4 @@
-import OpenAI from 'openai';
+import OpenAI, { toFile } from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createSpendGate } from '../../../proxy/spend/spendGate.ts';
 import { SpendLedger } from '../../../proxy/spend/spendLedger.ts';
@@ -72,6 +72,42 @@ describe('a video creation priced per second', () => {
     expect(refused.status, refused.body).toBe(402);
     expect(JSON.parse(refused.body).error.message).toContain('the video seconds or characters it asks for cost 0.4 credits');
     expect(sent('/videos')).toBe(1);
+  });
+});
+
+/** A creation sent as OpenAI's form, its reference image a file part before the fields a price reads. */
+function videoForm(fields: [string, string][]): FormData {
+  const form = new FormData();
+  form.append('input_reference', new Blob([Buffer.alloc(64 * 1024, 7)], { type: 'image/png' }), 'first-frame.png');
+  for (const [name, value] of fields) form.append(name, value);
+  return form;
+}
+
+describe('a video creation sent as a form with a reference image', () => {
+  it('counts the seconds it asks for after the image', async () => {
+    const { harness, client } = await start();
+    const ended = harness.nextEnd();
+    const reference = await toFile(Buffer.alloc(64 * 1024, 7), 'first-frame.png', { type: 'image/png' });
+    const video = await client.videos.create({ model: 'sora-2', prompt: 'a lighthouse', seconds: '12', input_reference: reference });
+    expect(video.seconds).toBe('12');
+    expect((await ended).costCredits).toBeCloseTo(12 * SORA_PER_SECOND, 12);
+  });
+
+  it('is refused when it names its seconds twice: the gateway may bill the last, where the first was counted', async () => {
+    const { harness } = await start({ dailyCredits: 1 });
+    const reply = await fetch(`${harness.proxy.url}/v1/videos`, {
+      method: 'POST',
+      body: videoForm([
+        ['model', 'sora-2'],
+        ['prompt', 'a storm'],
+        ['seconds', '4'],
+        ['seconds', '12'],
+      ]),
+    });
+    const text = await reply.text();
+    expect(reply.status, text).toBe(400);
+    expect(JSON.parse(text).error.message).toContain('"seconds" field more than once');
+    expect(sent('/videos')).toBe(0);
   });
 });
 

@@ -2,6 +2,7 @@ import { formatCredits } from '../contracts/amounts.ts';
 import type { LedgerGap } from '../contracts/log.ts';
 import type { Budget } from '../contracts/profile.ts';
 import type { LocalRefusal } from '../contracts/ports.ts';
+import { PARSE_ON_LOOP_MAX_BYTES } from '../contracts/defaults.ts';
 import { BUDGET_REFUSAL_STATUS } from '../contracts/spend.ts';
 import { startOfLocalDayMs, startOfLocalMonthMs } from '../core/localPeriods.ts';
 import type { SpendTotals } from './spendLedger.ts';
@@ -39,7 +40,17 @@ export interface BudgetDecisionInput {
    * The model the request runs when its profile has no price for it (cost.ts pricesAnything), or one by a unit the request
    * does not state (a per-second price, no seconds); null when priced or no model runs.
    */
-  unpricedModel?: { model: string; profileName: string } | null;
+  unpricedModel?: UnpricedModel | null;
+}
+
+/** A model run where no cap can count its cost, and what its fix names. */
+export interface UnpricedModel {
+  model: string;
+  profileName: string;
+  /** Priced by a unit this request states none of that Airlock can read; null when the profile prices nothing of the model. */
+  unstated: 'video seconds' | 'speech characters' | null;
+  /** The price field the request is billed by, for the example in the message. */
+  unit: 'tokens' | 'video seconds' | 'speech characters';
 }
 
 /**
@@ -130,7 +141,7 @@ function upfrontCredits(
  * states it, model by model, where a switch allowing every unpriced model would open the cap to any
  * model a route or a typo reaches. Profiles and clients without a cap are never asked.
  */
-function unpricedRefusal(owner: BudgetOwner, budget: Budget, unpriced: { model: string; profileName: string }): LocalRefusal | null {
+function unpricedRefusal(owner: BudgetOwner, budget: Budget, unpriced: UnpricedModel): LocalRefusal | null {
   const kind: BudgetCapKind | null =
     budget.dailyCredits !== undefined
       ? 'daily'
@@ -141,17 +152,42 @@ function unpricedRefusal(owner: BudgetOwner, budget: Budget, unpriced: { model: 
           : null;
   if (kind === null) return null;
   const model = JSON.stringify(unpriced.model);
+  const cap = `the ${kind} cap for ${describe(owner)} cannot count what it costs`;
   return {
     status: BUDGET_REFUSAL_STATUS,
     errorClass: UNPRICED_MODEL_CODE,
     code: UNPRICED_MODEL_CODE,
-    message:
-      `${REFUSED_LOCALLY}model ${model} has no price in profile '${unpriced.profileName}' that counts this request, so the ${kind} cap for ` +
-      `${describe(owner)} cannot count what it costs. Add its price on the Profiles screen (Prices) or in airlock.json in the ` +
-      `data directory (the profile's prices: {"model": ${model}, "inputPer1M": ..., "outputPer1M": ...}; 0 for a model that ` +
-      'costs nothing), or remove the cap.',
+    message: `${REFUSED_LOCALLY}${unpriced.unstated === null ? noPriceWords(unpriced, model, cap) : unstatedWords(unpriced.unstated, model, unpriced.profileName, cap)}`,
     headers: { [BUDGET_HEADER]: kind },
   };
+}
+
+const PRICE_EXAMPLES: Readonly<Record<UnpricedModel['unit'], string>> = {
+  tokens: '"inputPer1M": ..., "outputPer1M": ...',
+  'video seconds': '"perVideoSecond": ...',
+  'speech characters': '"perMillionCharacters": ...',
+};
+
+function noPriceWords(unpriced: UnpricedModel, model: string, cap: string): string {
+  return (
+    `model ${model} has no price in profile '${unpriced.profileName}' that counts this request, so ${cap}. Add its price on the ` +
+    `Profiles screen (Prices) or in airlock.json in the data directory (the profile's prices: {"model": ${model}, ` +
+    `${PRICE_EXAMPLES[unpriced.unit]}}; 0 for a model that costs nothing), or remove the cap.`
+  );
+}
+
+/**
+ * A model priced per video second or per character whose request states no length Airlock read (a
+ * seconds of 0 or "twelve", a JSON body too large to read here): its price is there, so the fix is
+ * the request, not a price.
+ */
+function unstatedWords(unit: 'video seconds' | 'speech characters', model: string, profileName: string, cap: string): string {
+  const unread = `a JSON body over ${PARSE_ON_LOOP_MAX_BYTES / 1024} KB is not read`;
+  const what =
+    unit === 'video seconds'
+      ? `priced per video second, and this request states no length Airlock can read (its seconds or duration, a number above 0; ${unread}, a form is)`
+      : `priced per 1M characters, and this request states no input text Airlock can read (its input, a string; ${unread})`;
+  return `model ${model} is ${what} in profile '${profileName}', so ${cap}. State it in the request, or remove the cap.`;
 }
 
 /** How a cap's refusal opens; a resend refused (upstreamAttempts.ts) tells the rest, since its earlier runs were sent. */

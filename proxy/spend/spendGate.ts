@@ -12,7 +12,7 @@ import type {
   StepCheckInput,
 } from '../contracts/ports.ts';
 import { AuthCircuitBreaker, type AuthCircuitBreakerOptions } from './authCircuitBreaker.ts';
-import { decideBudget, type BudgetOwner } from './budgetDecision.ts';
+import { decideBudget, type BudgetOwner, type UnpricedModel } from './budgetDecision.ts';
 import { ANONYMOUS_CLIENT, BurstGuard, type BurstGuardSettings, type ClientPause } from './burstGuard.ts';
 import { InFlightReservations, type PricedLater } from './inFlightReservations.ts';
 import type { CommandHint } from '../contracts/cli.ts';
@@ -295,11 +295,18 @@ function hasPeriodCap(budget: Budget | undefined): boolean {
  * or prices it by a unit the request does not state (a video's seconds a relay's request leaves to its
  * gateway): either way no cap could count what it costs.
  */
-function unpricedModelOf(input: SpendCheckInput): { model: string; profileName: string } | null {
+function unpricedModelOf(input: SpendCheckInput): UnpricedModel | null {
   if (input.runsModel !== true || input.upstreamModel === null) return null;
   const price = priceOfRequest(input.profile.prices, input);
-  if (pricesAnything(price) && !(pricesUnits(price) && unitsCostOf(input.billedUnits ?? null, price, 1) === null)) return null;
-  return { model: input.upstreamModel, profileName: input.profile.id };
+  const units = input.billedUnits ?? null;
+  const unit = units?.videoSeconds !== undefined ? 'video seconds' : units?.speechCharacters !== undefined ? 'speech characters' : 'tokens';
+  const unpriced = { model: input.upstreamModel, profileName: input.profile.id, unit } as const;
+  if (!pricesAnything(price)) return { ...unpriced, unstated: null };
+  if (!pricesUnits(price) || unitsCostOf(units, price, 1) !== null) return null;
+  return {
+    ...unpriced,
+    unstated: price.perVideoSecond !== undefined && units?.videoSeconds === undefined ? 'video seconds' : 'speech characters',
+  };
 }
 
 function pricesUnits(price: ModelPrice | undefined): price is ModelPrice {

@@ -75,6 +75,41 @@ describe('a video creation priced per second', () => {
   });
 });
 
+describe('a video creation whose seconds cannot be counted, under a cap', () => {
+  it.each([
+    ['0', 0],
+    ['negative', -4],
+    ['not a number', 'twelve'],
+    ['NaN', 'NaN'],
+  ])('(%s) is refused, saying its length is unread and not that its model has no price', async (_, seconds) => {
+    const { harness } = await start({ dailyCredits: 5 });
+    const reply = await rawRequest(`${harness.proxy.url}/v1/videos`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ model: 'sora-2', prompt: 'a storm', seconds }),
+    });
+    expect(reply.status, reply.body).toBe(402);
+    const message: string = JSON.parse(reply.body).error.message;
+    expect(message).toContain('priced per video second');
+    expect(message).toContain('states no length Airlock can read');
+    expect(message).not.toContain('has no price');
+    expect(sent('/videos')).toBe(0);
+  });
+});
+
+describe('a video model without a price, under a cap', () => {
+  it('is refused with the price field its creations are billed by', async () => {
+    const { harness } = await start({ dailyCredits: 5 });
+    const reply = await rawRequest(`${harness.proxy.url}/v1/videos`, {
+      method: 'POST',
+      headers: JSON_HEADERS,
+      body: JSON.stringify({ model: 'sora-2-pro', prompt: 'a storm', seconds: '8' }),
+    });
+    expect(reply.status, reply.body).toBe(402);
+    expect(JSON.parse(reply.body).error.message).toContain('{"model": "sora-2-pro", "perVideoSecond": ...}');
+  });
+});
+
 /** A creation sent as OpenAI's form, its reference image a file part before the fields a price reads. */
 function videoForm(fields: [string, string][]): FormData {
   const form = new FormData();

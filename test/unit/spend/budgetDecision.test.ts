@@ -197,7 +197,7 @@ describe('decideBudget with a total that is not a finite number', () => {
 });
 
 describe('decideBudget with a model the profile has no price for', () => {
-  const unpricedModel = { model: 'gpt-4o-mini', profileName: 'work' };
+  const unpricedModel = { model: 'gpt-4o-mini', profileName: 'work', unstated: null, unit: 'tokens' } as const;
   it.each([
     { name: 'no budget anywhere', owners: [profile(undefined)], refusedBy: null },
     { name: 'an empty budget', owners: [profile({})], refusedBy: null },

@@ -23,6 +23,8 @@ export interface FormFields {
    */
   repeatedField: string | null;
   parts: FormPartSummary[];
+  /** More parts than MAX_PARTS: those past it were not read, so a field absent here may be among them. */
+  partsUnread: boolean;
 }
 
 interface FormPartSummary {
@@ -67,7 +69,15 @@ export function readFormFields(chunks: readonly Buffer[], contentType: string | 
   const delimiters = offsetsInChunks(chunks, Buffer.from(`--${boundary}`), MAX_PARTS + 1);
   // A form holds at least one part between two delimiters.
   if (delimiters.length < 2) return null;
-  const fields: FormFields = { model: null, modelValue: null, stream: false, numbers: {}, repeatedField: null, parts: [] };
+  const fields: FormFields = {
+    model: null,
+    modelValue: null,
+    stream: false,
+    numbers: {},
+    repeatedField: null,
+    parts: [],
+    partsUnread: delimiters.length > MAX_PARTS,
+  };
   const delimiterLength = boundary.length + 2;
   for (let index = 0; index + 1 < delimiters.length; index += 1) {
     const headersStart = delimiters[index]! + delimiterLength + 2;

@@ -179,10 +179,13 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
   };
 }
 
-/** The units a parsed JSON body or form states; a body too large to parse here states none Airlock can read. */
+/**
+ * The units a parsed JSON body or form states; a body too large to parse here states none Airlock can
+ * read, nor does a form with parts left unread (its seconds may be among them, not the default).
+ */
 function billedUnitsIn(path: string, parsed: ParsedBody): BilledUnits | null {
   if (parsed.kind === 'json') return billedUnitsOf(path, (name) => parsed.value[name]);
-  if (parsed.kind !== 'form') return null;
+  if (parsed.kind !== 'form' || parsed.fields.partsUnread) return null;
   return billedUnitsOf(
     path,
     (name) => parsed.fields.parts.find((part) => part.name === name && part.filename === null)?.value ?? undefined,

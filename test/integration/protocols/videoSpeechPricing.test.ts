@@ -146,6 +146,22 @@ describe('a video creation sent as a form with a reference image', () => {
   });
 });
 
+describe('a video form with more parts than Airlock reads', () => {
+  it('is not counted at the default 4 seconds when its seconds come after them', async () => {
+    const { harness } = await start({ dailyCredits: 1 });
+    const filler = Array.from({ length: 300 }, (_, index): [string, string] => [`metadata_${index}`, 'x']);
+    const reply = await fetch(`${harness.proxy.url}/v1/videos`, {
+      method: 'POST',
+      body: videoForm([['model', 'sora-2'], ['prompt', 'a storm'], ...filler, ['seconds', '12']]),
+    });
+    const text = await reply.text();
+    // Counted as 4 seconds (0.4 credits), it went, and 12 were billed past the cap of 1.
+    expect(reply.status, text).toBe(402);
+    expect(JSON.parse(text).error.message).toContain('states no length Airlock can read');
+    expect(sent('/videos')).toBe(0);
+  });
+});
+
 describe('speech priced per character', () => {
   it("costs its input's characters, counted against a daily cap before sending", async () => {
     // A thousand characters a day.

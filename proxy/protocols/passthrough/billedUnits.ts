@@ -13,7 +13,9 @@ import type { BilledUnits } from '../../contracts/ports.ts';
  *   in seconds or, in the older shape, a `--duration N` (`--dur N`) command in the text content;
  *   5 seconds when neither is given (Ark's "create a video generation task" reference).
  * - OpenAI's speech (POST /audio/speech): its `input`, priced per character for tts-1 and tts-1-hd
- *   (platform.openai.com/docs/pricing), counted as Unicode code points.
+ *   (platform.openai.com/docs/pricing), counted as Unicode code points. OpenAI does not say how it
+ *   counts them (review RM found no statement); code points are what Python's `len` gives, and differ
+ *   from UTF-16 units only outside the BMP (an emoji is 1, not 2).
  */
 type FieldOf = (name: string) => unknown;
 

@@ -80,7 +80,8 @@ function withModelHint(refusal: LocalRefusal, planned: Planned): LocalRefusal {
   const listed = cachedGatewayModels(planned.target.profile)?.ids;
   if (model === null || listed === undefined || listed.includes(model)) return refusal;
   const closest = closestModelIds(model, listed);
-  const hint = closest.length === 0 ? '' : ` Did you mean ${closest.map((id) => `'${id}'`).join(', ')}?`;
+  // Worded as a model-not-found answer words it (clientError.ts), so a typo reads the same refused here or there.
+  const hint = closest.length === 0 ? '' : ` Did you mean: ${closest.join(', ')}?`;
   return { ...refusal, message: `${refusal.message} The gateway's model list has no ${JSON.stringify(model)}.${hint}` };
 }
 

@@ -79,4 +79,25 @@ describe('a model without a price', () => {
     });
     expect(reply.status, reply.body).not.toBe(402);
   });
+
+  it.each([
+    { step: 'unpriced', prices: [], sent: 1 },
+    { step: 'priced', prices: [{ model: 'deepseek-chat', inputPer1M: 0.28, outputPer1M: 0.42 }], sent: 2 },
+  ])('as a fallback step under the cap ($step) is skipped unsent, or sent when priced', async ({ prices, sent }) => {
+    harness = await capped({
+      budget: { dailyCredits: 5 },
+      prices: [{ model: 'gpt-4o-mini', inputPer1M: 0.15, outputPer1M: 0.6 }, ...prices],
+      retry: { maxRetries: 0, maxRetryAfterMs: 8000 },
+      fallbacks: [{ model: 'deepseek-chat' }],
+    });
+    harness.simulator.script({ kind: 'status', status: 503 });
+    const ended = harness.nextEnd();
+    const reply = await chat('gpt-4o-mini');
+    expect(harness.simulator.received.filter((request) => request.method === 'POST')).toHaveLength(sent);
+    if (sent === 2) expect(reply.status, reply.body).toBe(200);
+    else {
+      expect(reply.status, reply.body).toBe(503);
+      expect(JSON.stringify((await ended).fallback)).toContain('has no price');
+    }
+  });
 });

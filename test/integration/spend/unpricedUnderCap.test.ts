@@ -5,6 +5,7 @@ import { tokenEstimator } from '../../../proxy/spend/tokenEstimator.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../../support/http.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 import { PLAIN_HINT } from '../../../proxy/contracts/cli.ts';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
 import type { ProfileInput } from '../../../proxy/contracts/profile.ts';
 
 let harness: Harness | null = null;
@@ -99,5 +100,30 @@ describe('a model without a price', () => {
       expect(reply.status, reply.body).toBe(503);
       expect(JSON.stringify((await ended).fallback)).toContain('has no price');
     }
+  });
+
+  it("is refused in each client protocol's shape, streamed too, and to Codex as a 400 it does not resend", async () => {
+    harness = await capped({ budget: { dailyCredits: 5 } });
+    const post = (path: string, body: object, headers: Record<string, string> = {}) =>
+      rawRequest(`${harness!.proxy.url}${path}`, { method: 'POST', headers: { ...JSON_HEADERS, ...headers }, body: JSON.stringify(body) });
+    const messages = await post('/v1/messages', {
+      model: 'claude-sonnet-4-5',
+      max_tokens: 64,
+      stream: true,
+      messages: [{ role: 'user', content: 'hi' }],
+    });
+    expect(messages.status, messages.body).toBe(402);
+    expect(JSON.parse(messages.body)).toMatchObject({ type: 'error', error: { type: 'billing_error' } });
+    expect(JSON.parse(messages.body).error.message).toContain('"claude-sonnet-4-5" has no price');
+
+    const responses = { model: 'gpt-4o-mini', input: 'hi', stream: true };
+    const sdk = await post('/v1/responses', responses);
+    expect(sdk.status, sdk.body).toBe(402);
+    expect(JSON.parse(sdk.body).error).toMatchObject({ code: 'unpriced_model' });
+    const codex = await post('/v1/responses', responses, { originator: 'codex_cli_rs' });
+    expect(codex.status, codex.body).toBe(400);
+    expect(JSON.parse(codex.body).error.message).toContain('"gpt-4o-mini" has no price');
+    for (const reply of [messages, sdk, codex]) expect(JSON.stringify(reply)).not.toContain(SENTINEL_KEY);
+    expect(harness.simulator.received).toHaveLength(0);
   });
 });

@@ -182,10 +182,10 @@ function noPriceWords(unpriced: UnpricedModel, model: string, cap: string): stri
  * the request, not a price.
  */
 function unstatedWords(unit: 'video seconds' | 'speech characters', model: string, profileName: string, cap: string): string {
-  const unread = `a JSON body over ${PARSE_ON_LOOP_MAX_BYTES / 1024} KB is not read`;
+  const unread = `a JSON body over ${PARSE_ON_LOOP_MAX_BYTES / 1024} KB, such as one with an image inline, is not read`;
   const what =
     unit === 'video seconds'
-      ? `priced per video second, and this request states no length Airlock can read (its seconds or duration, a number above 0; ${unread}, a form is)`
+      ? `priced per video second, and this request states no length Airlock can read (its seconds or duration, a number above 0; ${unread})`
       : `priced per 1M characters, and this request states no input text Airlock can read (its input, a string; ${unread})`;
   return `model ${model} is ${what} in profile '${profileName}', so ${cap}. State it in the request, or remove the cap.`;
 }

@@ -15,7 +15,7 @@ export const CONFIG_VERSION = 1;
  * the file, not used, said) from a misspelt field (refused). Files without one are of revision 1,
  * and 1 is not written: an Airlock from before the field would refuse it as unknown.
  */
-export const CONFIG_REVISION = 1;
+export const CONFIG_REVISION = 2;
 
 export const CLIENT_TOKEN_NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 

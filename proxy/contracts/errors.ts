@@ -24,6 +24,7 @@ export const LOCAL_ERROR_CLASSES = [
   'invalid_request',
   'request_too_large',
   'budget_exceeded',
+  'unpriced_model',
   'client_paused',
   'circuit_open',
   'keys_cooling',

@@ -113,6 +113,15 @@ export interface UploadAudio {
   exact: boolean;
 }
 
+/**
+ * What a request is billed by that its body states exactly, known before sending (passthrough/billedUnits.ts):
+ * the seconds of video a creation asks for, the characters a speech request speaks.
+ */
+export interface BilledUnits {
+  videoSeconds?: number;
+  speechCharacters?: number;
+}
+
 export interface SpendCheckInput {
   /** Airlock's request id: an admitted request's estimate is reserved until its outcome is recorded. */
   requestId: string;
@@ -125,6 +134,8 @@ export interface SpendCheckInput {
   upstreamModel: string | null;
   /** The name an alias or route resolved to `upstreamModel`: its price stands in where that has none. */
   routedFrom?: string | null;
+  /** It runs a model the gateway bills (a POST naming one, not a token count): unpriced, a cap refuses it. */
+  runsModel?: boolean;
   /** Estimated from the request body; null where the body was not parsed or no cap needs it. */
   estimatedInputTokens: number | null;
   /** The most output tokens the request allows, when it states it (its max_tokens, per choice); null when unbounded. */
@@ -133,6 +144,8 @@ export interface SpendCheckInput {
   callsBound?: number;
   /** The audio an upload may be billed for, at a price per audio minute; null or absent when none. */
   uploadAudio?: UploadAudio | null;
+  /** Video seconds or speech characters the body states, at a price per second or per 1M characters; null or absent when none. */
+  billedUnits?: BilledUnits | null;
   /**
    * Where no cap asked for an input estimate: `inputBoundOf(inputSource)` gives a cheap bound of it
    * (no tokenizer), asked only if a cap set while the request runs reads the holds. One function for

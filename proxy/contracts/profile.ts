@@ -57,6 +57,13 @@ export const modelPriceSchema = z.object({
    * OpenRouter's lists say $0.006 a minute), and the unit price lists use for it.
    */
   perAudioMinute: priceSchema.optional(),
+  /**
+   * Per second of video a creation asks for: how OpenAI prices Sora (sora-2 at $0.10 a second,
+   * developers.openai.com pricing) and relays copying its Videos API do. Counted before sending.
+   */
+  perVideoSecond: priceSchema.optional(),
+  /** Per 1M characters of text to speak: how OpenAI prices tts-1 ($15) and tts-1-hd ($30). Counted before sending. */
+  perMillionCharacters: priceSchema.optional(),
 });
 
 export const budgetSchema = z.object({

@@ -117,6 +117,11 @@ const EXPLANATIONS: Record<ErrorClass, ErrorExplanation> = {
     fix: "Raise the cap the message names (a profile's on the Profiles screen, a client token's in airlock.json), or wait for the next period.",
     retryable: false,
   },
+  unpriced_model: {
+    meaning: 'This model has no price in the profile, so the spending caps set in Airlock cannot count what it costs',
+    fix: "Add the model's price on the Profiles screen (0 for a model that costs nothing), or remove the caps the message names.",
+    retryable: false,
+  },
   client_paused: {
     meaning: 'This client token is paused in Airlock',
     fix: 'Resume the client in the Airlock window.',

@@ -181,7 +181,8 @@ async function runEstimate(run: UnstatedRun): Promise<RunEstimate> {
   const inputTokens = await estimateInputTokens(run.plan);
   const usage = inputTokens === null ? null : { inputTokens, outputTokens: 0 };
   const price = priceOfRequest(run.profile.prices, run.plan);
-  return { inputTokens, costCredits: costOf(usage, price, run.profile.priceMultiplier).costCredits, profileId: run.profile.id };
+  const { costCredits } = costOf(usage, price, run.profile.priceMultiplier, 1, run.plan.billedUnits);
+  return { inputTokens, costCredits, profileId: run.profile.id };
 }
 
 /**
@@ -246,6 +247,6 @@ function priced(
   answered = usage !== null,
 ): TraceAccounting {
   const price = priceOfRequest(profile.prices, plan);
-  const { costCredits } = answered ? costOf(usage, price, profile.priceMultiplier, calls) : { costCredits: null };
+  const { costCredits } = answered ? costOf(usage, price, profile.priceMultiplier, calls, plan.billedUnits) : { costCredits: null };
   return { usage, usageSource, costCredits };
 }

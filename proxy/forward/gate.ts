@@ -6,6 +6,10 @@ import type { IdempotencyCache, IdempotencyTicket } from '../spend/idempotencyCa
 import { estimateInputTokens, planCacheWrites, quickInputBound, quickInputEstimate } from './accounting.ts';
 import { claimIdempotency, sendReplay } from './idempotency.ts';
 import { STOPPING } from './ownRefusals.ts';
+import { routeFor } from '../protocols/registry.ts';
+import { UNPRICED_MODEL_CODE } from '../spend/budgetDecision.ts';
+import { cachedGatewayModels } from './gatewayModels.ts';
+import { closestModelIds } from './modelSuggestions.ts';
 import type { ExchangePlan } from './plan.ts';
 import { STOPPED, untilStopped } from './shutdown.ts';
 import { ANSWERED, secretsOf, type Gated, type Planned, type Refused } from './stageRecords.ts';
@@ -62,9 +66,23 @@ function checkBudgets(planned: Planned, services: GateServices, firstOfKey: Idem
 function passed(planned: Planned, firstOfKey: IdempotencyTicket | null, refusal: LocalRefusal | null): Gated | Refused {
   if (refusal) {
     firstOfKey?.abandon();
-    return { refusal };
+    return { refusal: refusal.code === UNPRICED_MODEL_CODE ? withModelHint(refusal, planned) : refusal };
   }
   return { ...planned, firstOfKey };
+}
+
+/**
+ * A model refused for having no price may be a typo: where the gateway's list (as last fetched, never
+ * fetched for this) lacks it, the refusal names the closest ids it holds, as a model-not-found answer does.
+ */
+function withModelHint(refusal: LocalRefusal, planned: Planned): LocalRefusal {
+  const model = planned.plan.upstreamModel;
+  const listed = cachedGatewayModels(planned.target.profile)?.ids;
+  if (model === null || listed === undefined || listed.includes(model)) return refusal;
+  const closest = closestModelIds(model, listed);
+  // Worded as a model-not-found answer words it (clientError.ts), so a typo reads the same refused here or there.
+  const hint = closest.length === 0 ? '' : ` Did you mean: ${closest.join(', ')}?`;
+  return { ...refusal, message: `${refusal.message} The gateway's model list has no ${JSON.stringify(model)}.${hint}` };
 }
 
 /**
@@ -139,6 +157,13 @@ export async function resendAdmitted(ask: ResendAsk, runsBefore: number): Promis
   return spendGate.admitResend(spendCheckInput(ask.trace.requestId, requester, profile, plan, await estimateInputTokens(plan)), runsBefore);
 }
 
+/** A model's request the gateway bills: a POST naming a model, not a token count (which runs none and costs nothing). */
+function runsModel(plan: ExchangePlan): boolean {
+  return (
+    plan.upstreamModel !== null && plan.method.toUpperCase() === 'POST' && routeFor(plan.upstreamPath, plan.method).endpoint !== 'count'
+  );
+}
+
 /**
  * What the spend gate reads of a request sent with `plan` to `profile`, in one shape wherever it asks
  * (admission, a fallback step, a resend): the plan itself is the source of a cheap input bound, should
@@ -161,10 +186,12 @@ export function spendCheckInput(
     upstreamPath: plan.upstreamPath,
     upstreamModel: plan.upstreamModel,
     routedFrom: plan.routedFrom,
+    runsModel: runsModel(plan),
     estimatedInputTokens,
     outputTokensBound: plan.outputTokensBound,
     callsBound: plan.callsBound,
     uploadAudio: plan.uploadAudio,
+    billedUnits: plan.billedUnits,
     inputSource: plan,
     inputBoundOf: quickInputBound,
     cacheWritesOf: planCacheWrites,

@@ -1,6 +1,7 @@
 import { bytesIn, spliceChunks } from './bodyRewrite.ts';
 import type { ByteRange } from './jsonScan.ts';
 import { offsetsInChunks } from '../core/chunkSearch.ts';
+import { BILLED_UNIT_FIELDS } from '../protocols/passthrough/billedUnits.ts';
 
 /**
  * What Airlock reads of a multipart/form-data body (RFC 7578: audio transcriptions and translations,
@@ -16,12 +17,14 @@ export interface FormFields {
   /** The form's short numeric fields a budget reads (`n`: images an edit asks for), by name. */
   numbers: Record<string, number>;
   /**
-   * The first of the fields read here (model, stream, n) that the form holds twice: servers differ
+   * The first of the fields read here (model, stream, n, a video's seconds) that the form holds twice: servers differ
    * on which counts (Go's FormValue and Werkzeug's MultiDict take the first, Django's
    * MultiValueDict the last), so such a form is refused (requestBody.ts).
    */
   repeatedField: string | null;
   parts: FormPartSummary[];
+  /** More parts than MAX_PARTS: those past it were not read, so a field absent here may be among them. */
+  partsUnread: boolean;
 }
 
 interface FormPartSummary {
@@ -44,8 +47,11 @@ const MAX_PART_HEADER_BYTES = 2048;
 const MAX_FIELD_VALUE_BYTES = 256;
 /** Fields read as numbers: `n`, the images an edit or variation asks for, each billed. */
 const NUMERIC_FIELDS: ReadonlySet<string> = new Set(['n']);
-/** The fields whose value Airlock reads: a second one is refused. */
-const READ_FIELDS: ReadonlySet<string> = new Set(['model', 'stream', ...NUMERIC_FIELDS]);
+/**
+ * The fields whose value Airlock reads: a second one is refused. A video's `seconds` among them: read
+ * first here and last by the gateway, "4" then "12" was counted as 4 seconds and billed as 12.
+ */
+const READ_FIELDS: ReadonlySet<string> = new Set(['model', 'stream', ...NUMERIC_FIELDS, ...BILLED_UNIT_FIELDS]);
 /** More parts than any API takes; past it the form is not read further. */
 const MAX_PARTS = 256;
 
@@ -63,7 +69,15 @@ export function readFormFields(chunks: readonly Buffer[], contentType: string | 
   const delimiters = offsetsInChunks(chunks, Buffer.from(`--${boundary}`), MAX_PARTS + 1);
   // A form holds at least one part between two delimiters.
   if (delimiters.length < 2) return null;
-  const fields: FormFields = { model: null, modelValue: null, stream: false, numbers: {}, repeatedField: null, parts: [] };
+  const fields: FormFields = {
+    model: null,
+    modelValue: null,
+    stream: false,
+    numbers: {},
+    repeatedField: null,
+    parts: [],
+    partsUnread: delimiters.length > MAX_PARTS,
+  };
   const delimiterLength = boundary.length + 2;
   for (let index = 0; index + 1 < delimiters.length; index += 1) {
     const headersStart = delimiters[index]! + delimiterLength + 2;

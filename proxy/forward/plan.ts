@@ -1,6 +1,6 @@
 import type { ClientProtocol, ProtocolMode } from '../contracts/usage.ts';
 import type { ResponseTranslator } from '../protocols/adapter.ts';
-import type { UploadAudio } from '../contracts/ports.ts';
+import type { BilledUnits, UploadAudio } from '../contracts/ports.ts';
 import type { ArrivingBody } from './arrivingBody.ts';
 
 /** Everything decided about one request before it goes upstream; no stage changes it once made. */
@@ -44,6 +44,8 @@ export interface ExchangePlan {
   readonly callsBound: number;
   /** The audio an upload may be billed for (audioDuration.ts); null when it uploads no file. */
   readonly uploadAudio: UploadAudio | null;
+  /** The video seconds or speech characters its body states (passthrough/billedUnits.ts): priced before sending and at the end. */
+  readonly billedUnits: BilledUnits | null;
   /** The content type the gateway gets instead of the client's (a JSON body declared as a form, text or nothing); null keeps the client's. */
   readonly contentType: string | null;
   /** Client headers (by prefix) the gateway must not get: the client protocol's own, when translated. */

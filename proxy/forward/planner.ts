@@ -6,7 +6,8 @@ import { rewriteJsonBody } from './bodyRewrite.ts';
 import { sharedBody } from './sharedBody.ts';
 import { rewriteFormModel } from './multipartForm.ts';
 import { isJsonObject, mayBeJson, streamFlagOf, modelOf, upstreamContentType, type ClientBody, type ParsedBody } from './requestBody.ts';
-import type { ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
+import type { BilledUnits, ClientIdentity, LocalRefusal, UpstreamTarget } from '../contracts/ports.ts';
+import { billedUnitsOf, statesBilledUnits } from '../protocols/passthrough/billedUnits.ts';
 import type { Profile } from '../contracts/profile.ts';
 import {
   NO_MODEL_REFUSALS,
@@ -127,6 +128,7 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
   const outputTokensBound = endpoint !== 'count' && limits !== null ? route.adapter.outputTokenLimit(limits) : null;
   const callsBound = limits !== null ? (route.adapter.perCallCount?.(limits) ?? 1) : 1;
   const uploadAudio = parsed.kind === 'form' ? uploadAudioOf(input.body.chunks, parsed.fields) : null;
+  const billedUnits = input.method === 'POST' && statesBilledUnits(input.path) ? billedUnitsIn(input.path, parsed) : null;
   const cleanup = route.adapter.nativeRequest;
   if (
     translation &&
@@ -168,12 +170,26 @@ export function buildPlan(input: PlanInput): Plan | Promise<Plan> {
     outputTokensBound,
     callsBound,
     uploadAudio,
+    billedUnits,
     contentType,
     droppedHeaderPrefixes: [],
     translator: null,
     notes: nativeNotes(input.contentType, contentType, 'maxTokensRenamed' in rewritten),
     clientChunks: shared?.client,
   };
+}
+
+/**
+ * The units a parsed JSON body or form states; a body too large to parse here states none Airlock can
+ * read, nor does a form with parts left unread (its seconds may be among them, not the default).
+ */
+function billedUnitsIn(path: string, parsed: ParsedBody): BilledUnits | null {
+  if (parsed.kind === 'json') return billedUnitsOf(path, (name) => parsed.value[name]);
+  if (parsed.kind !== 'form' || parsed.fields.partsUnread) return null;
+  return billedUnitsOf(
+    path,
+    (name) => parsed.fields.parts.find((part) => part.name === name && part.filename === null)?.value ?? undefined,
+  );
 }
 
 /**
@@ -227,6 +243,7 @@ function nativeWithoutAirlockParts(
     outputTokensBound,
     callsBound: 1,
     uploadAudio: null,
+    billedUnits: null,
     contentType: upstreamContentType(parsed, input.contentType),
     droppedHeaderPrefixes: [],
     translator: null,
@@ -285,6 +302,7 @@ function translatedPlan(
     outputTokensBound: endpoint === 'generate' && limits !== null ? clientAdapter.outputTokenLimit(limits) : null,
     callsBound: 1,
     uploadAudio: null,
+    billedUnits: null,
   };
   if (endpoint === 'count') {
     if (!translation.countAnswer) return invalid('Airlock cannot count tokens for this protocol without the gateway');

@@ -2,6 +2,7 @@ import { formatCredits } from '../contracts/amounts.ts';
 import type { LedgerGap } from '../contracts/log.ts';
 import type { Budget } from '../contracts/profile.ts';
 import type { LocalRefusal } from '../contracts/ports.ts';
+import { PARSE_ON_LOOP_MAX_BYTES } from '../contracts/defaults.ts';
 import { BUDGET_REFUSAL_STATUS } from '../contracts/spend.ts';
 import { startOfLocalDayMs, startOfLocalMonthMs } from '../core/localPeriods.ts';
 import type { SpendTotals } from './spendLedger.ts';
@@ -9,6 +10,8 @@ import type { SpendTotals } from './spendLedger.ts';
 /** Which cap refused a request; sent as `x-airlock-budget` so clients and the window can tell. */
 export type BudgetCapKind = 'daily' | 'monthly' | 'per-request';
 export const BUDGET_HEADER = 'x-airlock-budget';
+/** The code of a refusal for a model without a price under a cap. */
+export const UNPRICED_MODEL_CODE = 'unpriced_model' as const;
 
 export interface BudgetOwner {
   kind: 'profile' | 'client';
@@ -29,8 +32,25 @@ export interface BudgetDecisionInput {
   perCallCredits?: number | null;
   /** An upload's audio at a price per audio minute, its length read from its header; null when none or only bounded by its size. */
   audioCredits?: number | null;
+  /** The video seconds or speech characters the body states, at their price (cost.ts unitsCostOf); null when none. */
+  unitsCredits?: number | null;
   /** Spend missing from the ledger (the log could not record it), and the time of the check. */
   ledgerGap?: { gap: LedgerGap; nowMs: number } | null;
+  /**
+   * The model the request runs when its profile has no price for it (cost.ts pricesAnything), or one by a unit the request
+   * does not state (a per-second price, no seconds); null when priced or no model runs.
+   */
+  unpricedModel?: UnpricedModel | null;
+}
+
+/** A model run where no cap can count its cost, and what its fix names. */
+export interface UnpricedModel {
+  model: string;
+  profileName: string;
+  /** Priced by a unit this request states none of that Airlock can read; null when the profile prices nothing of the model. */
+  unstated: 'video seconds' | 'speech characters' | null;
+  /** The price field the request is billed by, for the example in the message. */
+  unit: 'tokens' | 'video seconds' | 'speech characters';
 }
 
 /**
@@ -44,10 +64,14 @@ export function decideBudget(input: BudgetDecisionInput): LocalRefusal | null {
   const blind = input.ledgerGap ? ledgerGapRefusal(input.owners, input.ledgerGap.gap, input.ledgerGap.nowMs) : null;
   if (blind) return blind;
   const estimate = input.estimatedInputCredits;
-  const upfront = upfrontCredits(estimate, input.perCallCredits ?? null, input.audioCredits ?? null);
+  const upfront = upfrontCredits(estimate, input.perCallCredits ?? null, input.audioCredits ?? null, input.unitsCredits ?? null);
   for (const owner of input.owners) {
     const budget = owner.budget;
     if (!budget) continue;
+    if (input.unpricedModel) {
+      const refusal = unpricedRefusal(owner, budget, input.unpricedModel);
+      if (refusal !== null) return refusal;
+    }
     if (budget.perRequestInputCredits !== undefined && estimate !== null && !Number.isFinite(estimate)) {
       return uncountable(
         owner,
@@ -98,13 +122,72 @@ function upfrontCredits(
   inputCredits: number | null,
   perCallCredits: number | null,
   audioCredits: number | null,
+  unitsCredits: number | null,
 ): { credits: number; text: string } | null {
   const parts: string[] = [];
   if (inputCredits !== null) parts.push(`this request's input is estimated at ${formatCredits(inputCredits)} credits`);
   if (perCallCredits !== null) parts.push(`its price per call is ${formatCredits(perCallCredits)} credits`);
   if (audioCredits !== null) parts.push(`its audio costs ${formatCredits(audioCredits)} credits`);
+  if (unitsCredits !== null) parts.push(`the video seconds or characters it asks for cost ${formatCredits(unitsCredits)} credits`);
   if (parts.length === 0) return null;
-  return { credits: (inputCredits ?? 0) + (perCallCredits ?? 0) + (audioCredits ?? 0), text: parts.join(' and ') };
+  return { credits: (inputCredits ?? 0) + (perCallCredits ?? 0) + (audioCredits ?? 0) + (unitsCredits ?? 0), text: parts.join(' and ') };
+}
+
+/**
+ * A model without a price costs what no cap can count: its requests were free to every cap, so an agent
+ * on it spent without limit under a daily cap its user trusted. Under any cap of the owner it is refused,
+ * naming the model and the fix, as LiteLLM's proxy came to refuse models missing from its cost map where a
+ * budget applies (BerriAI/litellm#24949, fixing #24770). A model that costs nothing is priced at 0: that
+ * states it, model by model, where a switch allowing every unpriced model would open the cap to any
+ * model a route or a typo reaches. Profiles and clients without a cap are never asked.
+ */
+function unpricedRefusal(owner: BudgetOwner, budget: Budget, unpriced: UnpricedModel): LocalRefusal | null {
+  const kind: BudgetCapKind | null =
+    budget.dailyCredits !== undefined
+      ? 'daily'
+      : budget.monthlyCredits !== undefined
+        ? 'monthly'
+        : budget.perRequestInputCredits !== undefined
+          ? 'per-request'
+          : null;
+  if (kind === null) return null;
+  const model = JSON.stringify(unpriced.model);
+  const cap = `the ${kind} cap for ${describe(owner)} cannot count what it costs`;
+  return {
+    status: BUDGET_REFUSAL_STATUS,
+    errorClass: UNPRICED_MODEL_CODE,
+    code: UNPRICED_MODEL_CODE,
+    message: `${REFUSED_LOCALLY}${unpriced.unstated === null ? noPriceWords(unpriced, model, cap) : unstatedWords(unpriced.unstated, model, unpriced.profileName, cap)}`,
+    headers: { [BUDGET_HEADER]: kind },
+  };
+}
+
+const PRICE_EXAMPLES: Readonly<Record<UnpricedModel['unit'], string>> = {
+  tokens: '"inputPer1M": ..., "outputPer1M": ...',
+  'video seconds': '"perVideoSecond": ...',
+  'speech characters': '"perMillionCharacters": ...',
+};
+
+function noPriceWords(unpriced: UnpricedModel, model: string, cap: string): string {
+  return (
+    `model ${model} has no price in profile '${unpriced.profileName}' that counts this request, so ${cap}. Add its price on the ` +
+    `Profiles screen (Prices) or in airlock.json in the data directory (the profile's prices: {"model": ${model}, ` +
+    `${PRICE_EXAMPLES[unpriced.unit]}}; 0 for a model that costs nothing), or remove the cap.`
+  );
+}
+
+/**
+ * A model priced per video second or per character whose request states no length Airlock read (a
+ * seconds of 0 or "twelve", a JSON body too large to read here): its price is there, so the fix is
+ * the request, not a price.
+ */
+function unstatedWords(unit: 'video seconds' | 'speech characters', model: string, profileName: string, cap: string): string {
+  const unread = `a JSON body over ${PARSE_ON_LOOP_MAX_BYTES / 1024} KB, such as one with an image inline, is not read`;
+  const what =
+    unit === 'video seconds'
+      ? `priced per video second, and this request states no length Airlock can read (its seconds or duration, a number above 0; ${unread})`
+      : `priced per 1M characters, and this request states no input text Airlock can read (its input, a string; ${unread})`;
+  return `model ${model} is ${what} in profile '${profileName}', so ${cap}. State it in the request, or remove the cap.`;
 }
 
 /** How a cap's refusal opens; a resend refused (upstreamAttempts.ts) tells the rest, since its earlier runs were sent. */

@@ -1,7 +1,9 @@
+import type { BilledUnits } from '../contracts/ports.ts';
 import type { ModelPrice } from '../contracts/profile.ts';
 import type { PromptCacheWrites, TokenUsage } from '../contracts/usage.ts';
 
 const TOKENS_PER_PRICE_UNIT = 1_000_000;
+const CHARACTERS_PER_PRICE_UNIT = 1_000_000;
 const SECONDS_PER_MINUTE = 60;
 /**
  * Prompt-cache writes where a price names no write price: Anthropic bills a 5-minute write at 1.25x
@@ -32,21 +34,64 @@ const UNPRICED: CostResult = { costCredits: null, priced: false };
  * image call reports no tokens). A cached-input price alone does not price a model: it only
  * refines an input price. Audio billed by duration costs its seconds at the price per minute; a
  * price per minute without reported seconds, or seconds without such a price, is an unknown cost,
- * never 0 (tokens of 0 stand beside reported seconds).
+ * never 0 (tokens of 0 stand beside reported seconds). Video seconds and speech characters are the
+ * request's own (`units`, billedUnits.ts), priced as `unitsCostOf` says.
  */
-export function costOf(usage: TokenUsage | null, price: ModelPrice | undefined, multiplier: number, calls = 1): CostResult {
-  if (!price) return UNPRICED;
+export function costOf(
+  usage: TokenUsage | null,
+  price: ModelPrice | undefined,
+  multiplier: number,
+  calls = 1,
+  units: BilledUnits | null = null,
+): CostResult {
+  if (!pricesAnything(price)) return UNPRICED;
   const tokenPriced = price.inputPer1M !== undefined || price.outputPer1M !== undefined;
   const durationPriced = price.perAudioMinute !== undefined;
-  if (!tokenPriced && !durationPriced && price.perCall === undefined) return UNPRICED;
   if ((tokenPriced || durationPriced) && usage === null) return { costCredits: null, priced: true };
   const audioSeconds = usage?.audioSeconds;
   if (durationPriced !== (audioSeconds !== undefined)) return { costCredits: null, priced: true };
+  const unitCredits = unitsCostOf(units, price, 1);
+  if (unitCredits === null) return { costCredits: null, priced: true };
 
-  let credits = (price.perCall ?? 0) * calls;
+  let credits = (price.perCall ?? 0) * calls + unitCredits;
   if (usage) credits += tokenCredits(usage, price);
   if (audioSeconds !== undefined) credits += audioCostOf(audioSeconds, price, 1) ?? 0;
   return { costCredits: credits * multiplier, priced: true };
+}
+
+/**
+ * Credits for what a request states it is billed by: its video seconds at a price per second, its
+ * speech characters at a price per 1M characters. 0 where the price has neither; null (unknown, never
+ * 0) where it prices a unit the request does not state, as a price per audio minute without seconds is.
+ */
+export function unitsCostOf(units: BilledUnits | null, price: ModelPrice, multiplier: number): number | null {
+  let credits = 0;
+  if (price.perVideoSecond !== undefined) {
+    if (units?.videoSeconds === undefined) return null;
+    credits += units.videoSeconds * price.perVideoSecond;
+  }
+  if (price.perMillionCharacters !== undefined) {
+    if (units?.speechCharacters === undefined) return null;
+    credits += (units.speechCharacters / CHARACTERS_PER_PRICE_UNIT) * price.perMillionCharacters;
+  }
+  return credits * multiplier;
+}
+
+/**
+ * Whether a price says what anything of its model costs: a cached-input price alone only refines an
+ * input price. A model without one is unpriced: its spend counts toward no cap (so a capped profile
+ * refuses it, budgetDecision.ts).
+ */
+export function pricesAnything(price: ModelPrice | undefined): price is ModelPrice {
+  if (price === undefined) return false;
+  return (
+    price.inputPer1M !== undefined ||
+    price.outputPer1M !== undefined ||
+    price.perCall !== undefined ||
+    price.perAudioMinute !== undefined ||
+    price.perVideoSecond !== undefined ||
+    price.perMillionCharacters !== undefined
+  );
 }
 
 /** Credits for seconds of audio at a price per audio minute (whisper-1, billed to the second); null without such a price. */

@@ -20,6 +20,8 @@ export const PRICE_CSV_COLUMNS = [
   'cacheWritePer1M',
   'cacheWrite1hPer1M',
   'perAudioMinute',
+  'perVideoSecond',
+  'perMillionCharacters',
 ] as const;
 type PriceColumn = (typeof PRICE_CSV_COLUMNS)[number];
 type PriceNumberColumn = Exclude<PriceColumn, 'model'>;

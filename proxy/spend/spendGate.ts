@@ -1,4 +1,4 @@
-import { audioCostOf, inputCostOf, outputCostOf, priceOfRequest } from './cost.ts';
+import { audioCostOf, inputCostOf, outputCostOf, priceOfRequest, pricesAnything, unitsCostOf } from './cost.ts';
 import type { LedgerGap } from '../contracts/log.ts';
 import type { Budget, ModelPrice, Profile } from '../contracts/profile.ts';
 import type { PromptCacheWrites } from '../contracts/usage.ts';
@@ -12,7 +12,7 @@ import type {
   StepCheckInput,
 } from '../contracts/ports.ts';
 import { AuthCircuitBreaker, type AuthCircuitBreakerOptions } from './authCircuitBreaker.ts';
-import { decideBudget, type BudgetOwner } from './budgetDecision.ts';
+import { decideBudget, type BudgetOwner, type UnpricedModel } from './budgetDecision.ts';
 import { ANONYMOUS_CLIENT, BurstGuard, type BurstGuardSettings, type ClientPause } from './burstGuard.ts';
 import { InFlightReservations, type PricedLater } from './inFlightReservations.ts';
 import type { CommandHint } from '../contracts/cli.ts';
@@ -118,7 +118,9 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
       estimatedInputCredits: upfront.inputCredits,
       perCallCredits: upfront.perCallCredits,
       audioCredits: upfront.audioCredits,
+      unitsCredits: upfront.unitsCredits,
       ledgerGap: gapAt(owners, atMs),
+      unpricedModel: unpricedModelOf(input),
     });
   }
 
@@ -150,9 +152,14 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
     authBreaker.recordUpstreamOutcome(outcome);
   }
 
+  /**
+   * Whether the caps admit the request at this input estimate. An unpriced model's refusal does not
+   * depend on it: counting the input with the tokenizer first would only delay it (check refuses it).
+   */
   function budgetsAdmit(input: SpendCheckInput): boolean {
     const scopes = scopesOf(input);
-    return budgetRefusal(input, scopes, upfrontOf(input, true), nowMs()) === null;
+    const refusal = budgetRefusal(input, scopes, upfrontOf(input, true), nowMs());
+    return refusal === null || refusal.errorClass === 'unpriced_model';
   }
 
   /**
@@ -186,7 +193,8 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
   function admitResend(input: SpendCheckInput, runsBefore: number): LocalRefusal | null {
     if (!needsInputEstimate(input.identity, input.profile)) return null;
     const upfront = upfrontOf(input, true);
-    const runCredits = (upfront.inputCredits ?? 0) + (upfront.perCallCredits ?? 0);
+    // Each run is billed its stated video seconds or characters again, as its per-call price.
+    const runCredits = (upfront.inputCredits ?? 0) + (upfront.perCallCredits ?? 0) + (upfront.unitsCredits ?? 0);
     if (runCredits === 0) return null;
     const atMs = nowMs();
     const scopes = scopesOf(input);
@@ -198,6 +206,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
       estimatedInputCredits: upfront.inputCredits === null ? null : upfront.inputCredits * (runsBefore + 1),
       perCallCredits: upfront.perCallCredits === null ? null : upfront.perCallCredits * (runsBefore + 1),
       audioCredits: null,
+      unitsCredits: upfront.unitsCredits === null ? null : upfront.unitsCredits * (runsBefore + 1),
       ledgerGap: gapAt(owners, atMs),
     });
     // The runs before may be billed whatever is decided here: the hold counts them from now on.
@@ -281,6 +290,29 @@ function hasPeriodCap(budget: Budget | undefined): boolean {
   return budget !== undefined && (budget.dailyCredits !== undefined || budget.monthlyCredits !== undefined);
 }
 
+/**
+ * The model a request runs where its profile prices nothing of it (looked up only where a cap applies),
+ * or prices it by a unit the request does not state (a video's seconds a relay's request leaves to its
+ * gateway): either way no cap could count what it costs.
+ */
+function unpricedModelOf(input: SpendCheckInput): UnpricedModel | null {
+  if (input.runsModel !== true || input.upstreamModel === null) return null;
+  const price = priceOfRequest(input.profile.prices, input);
+  const units = input.billedUnits ?? null;
+  const unit = units?.videoSeconds !== undefined ? 'video seconds' : units?.speechCharacters !== undefined ? 'speech characters' : 'tokens';
+  const unpriced = { model: input.upstreamModel, profileName: input.profile.id, unit } as const;
+  if (!pricesAnything(price)) return { ...unpriced, unstated: null };
+  if (!pricesUnits(price) || unitsCostOf(units, price, 1) !== null) return null;
+  return {
+    ...unpriced,
+    unstated: price.perVideoSecond !== undefined && units?.videoSeconds === undefined ? 'video seconds' : 'speech characters',
+  };
+}
+
+function pricesUnits(price: ModelPrice | undefined): price is ModelPrice {
+  return price !== undefined && (price.perVideoSecond !== undefined || price.perMillionCharacters !== undefined);
+}
+
 /** The profile first, then the client token: the first cap that refuses is the one named. */
 function scopesOf(input: SpendCheckInput): SpendScope[] {
   const scopes: SpendScope[] = [{ kind: 'profile', profileId: input.profile.id }];
@@ -298,6 +330,8 @@ interface Upfront {
   audioCredits: number | null;
   /** The same from a size-based bound (compressed audio): held, never checked against its own request, as an output limit. */
   audioBoundCredits: number | null;
+  /** The video seconds or speech characters the body states, at a price per second or per 1M characters; only where a cap reads it. */
+  unitsCredits: number | null;
   /** The output its stated limit allows, at the output price; only where a cap reads it. Held, never checked against its own request. */
   outputCredits: number | null;
 }
@@ -308,13 +342,21 @@ const NOTHING_UPFRONT: Readonly<Upfront> = Object.freeze({
   perCallCredits: null,
   audioCredits: null,
   audioBoundCredits: null,
+  unitsCredits: null,
   outputCredits: null,
 });
 
-function heldCredits({ inputCredits, perCallCredits, audioCredits, audioBoundCredits, outputCredits }: Upfront): number | null {
+function heldCredits({
+  inputCredits,
+  perCallCredits,
+  audioCredits,
+  audioBoundCredits,
+  unitsCredits,
+  outputCredits,
+}: Upfront): number | null {
   const audio = audioCredits ?? audioBoundCredits;
-  if (inputCredits === null && perCallCredits === null && audio === null && outputCredits === null) return null;
-  return (inputCredits ?? 0) + (perCallCredits ?? 0) + (audio ?? 0) + (outputCredits ?? 0);
+  if (inputCredits === null && perCallCredits === null && audio === null && unitsCredits === null && outputCredits === null) return null;
+  return (inputCredits ?? 0) + (perCallCredits ?? 0) + (audio ?? 0) + (unitsCredits ?? 0) + (outputCredits ?? 0);
 }
 
 /** The price table is looked up once, and only when something reads the result. */
@@ -330,6 +372,7 @@ function upfrontOf(input: SpendCheckInput, capped: boolean): Upfront {
     perCallCredits: capped && price?.perCall !== undefined ? price.perCall * multiplier * (input.callsBound ?? 1) : null,
     audioCredits: audio?.exact === true ? audioCredits : null,
     audioBoundCredits: audio?.exact === false ? audioCredits : null,
+    unitsCredits: capped && pricesUnits(price) ? unitsCostOf(input.billedUnits ?? null, price, multiplier) : null,
     outputCredits: capped && input.outputTokensBound !== null ? outputCostOf(input.outputTokensBound, price, multiplier) : null,
   };
 }

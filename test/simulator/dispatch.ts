@@ -27,7 +27,7 @@ import {
   writeInTwoParts,
 } from './respond.ts';
 import { pathnameOf, routeOf, type Route } from './routes.ts';
-import { videoBody, type TaskStore } from './tasks.ts';
+import { DEFAULT_VIDEO_SECONDS, VIDEO_SECONDS, videoBody, type TaskStore } from './tasks.ts';
 import { answerNative, type NativeProtocol } from './native.ts';
 import type { Fault } from './types.ts';
 import { sendGatewayError, type Voice } from './voice.ts';
@@ -301,8 +301,13 @@ function createVideoTask(
     sendGatewayError(response, voice, 400, invalidRequest('`prompt` must be a non-empty string.', 'invalid_request', 'prompt'));
     return;
   }
+  const seconds = json.value.seconds === undefined ? DEFAULT_VIDEO_SECONDS : String(json.value.seconds);
+  if (!VIDEO_SECONDS.has(seconds)) {
+    sendGatewayError(response, voice, 400, invalidRequest('`seconds` must be one of 4, 8 or 12.', 'invalid_value', 'seconds'));
+    return;
+  }
   const failure = fault?.kind === 'taskFails' ? (fault.message ?? 'The video could not be generated.') : null;
-  const task = state.tasks.create({ id: `video_${state.nextSequence()}`, model, prompt, failure });
+  const task = state.tasks.create({ id: `video_${state.nextSequence()}`, model, prompt, seconds, failure });
   if (fault?.kind !== 'createThenFail') sendJson(response, 200, videoBody(task));
   else if (fault.status === undefined) cutConnection(response);
   else sendGatewayError(response, voice, fault.status, defaultErrorForStatus(fault.status), { keepStatus: true });

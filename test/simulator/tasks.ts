@@ -14,6 +14,8 @@ export interface SimulatedTask {
   id: string;
   model: string;
   prompt: string;
+  /** The length asked for, as OpenAI states it: a string of whole seconds. */
+  seconds: string;
   status: TaskStatus;
   progress: number;
   createdAtS: number;
@@ -26,7 +28,7 @@ const HALF_DONE_PERCENT = 50;
 export class TaskStore {
   readonly #tasks = new Map<string, SimulatedTask>();
 
-  create(input: { id: string; model: string; prompt: string; failure: string | null }): SimulatedTask {
+  create(input: { id: string; model: string; prompt: string; seconds: string; failure: string | null }): SimulatedTask {
     const task: SimulatedTask = { ...input, status: 'queued', progress: 0, createdAtS: Math.floor(Date.now() / 1000) };
     this.#tasks.set(task.id, task);
     return task;
@@ -51,6 +53,13 @@ export class TaskStore {
   }
 }
 
+/**
+ * The lengths OpenAI's POST /videos takes (`seconds`: "4", "8" or "12", 4 when absent; its API
+ * reference, videos/create); any other is refused with a 400 naming the parameter, nothing made.
+ */
+export const VIDEO_SECONDS: ReadonlySet<string> = new Set(['4', '8', '12']);
+export const DEFAULT_VIDEO_SECONDS = '4';
+
 export function videoBody(task: SimulatedTask): object {
   return {
     id: task.id,
@@ -60,7 +69,7 @@ export function videoBody(task: SimulatedTask): object {
     progress: task.progress,
     created_at: task.createdAtS,
     completed_at: task.status === 'completed' || task.status === 'failed' ? Math.floor(Date.now() / 1000) : null,
-    seconds: '4',
+    seconds: task.seconds,
     size: '720x1280',
     error: task.status === 'failed' ? { code: 'video_generation_failed', message: task.failure } : null,
   };

@@ -24,6 +24,8 @@ function priceText(row: ModelRow): string {
   if (price.outputPer1M !== undefined) parts.push(`out ${price.outputPer1M}`);
   if (price.perCall !== undefined) parts.push(`${price.perCall}/call`);
   if (price.perAudioMinute !== undefined) parts.push(`${price.perAudioMinute}/audio min`);
+  if (price.perVideoSecond !== undefined) parts.push(`${price.perVideoSecond}/video s`);
+  if (price.perMillionCharacters !== undefined) parts.push(`${price.perMillionCharacters}/1M chars`);
   return parts.length === 0 ? 'unpriced' : parts.join(', ');
 }
 

@@ -12,6 +12,9 @@ const PRICE_FIELDS: { field: PriceField; label: string }[] = [
   { field: 'cacheWrite1hPer1M', label: 'Cache write 1 h / 1M' },
   // Audio billed by duration (whisper-1): price lists give it per minute.
   { field: 'perAudioMinute', label: 'Per audio minute' },
+  // Video billed by the seconds a creation asks for (Sora), speech by the characters it speaks (tts-1).
+  { field: 'perVideoSecond', label: 'Per video second' },
+  { field: 'perMillionCharacters', label: 'Speech / 1M chars' },
 ];
 
 /**

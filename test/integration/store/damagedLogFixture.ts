@@ -201,7 +201,9 @@ export function damagedLogAirlockForEachTest(mainBudget?: Budget): DamagedLogAir
     gateway.reset();
     const dataDir = mkdtempSync(join(tmpdir(), 'airlock-damaged-log-'));
     const store = openConfigStore(dataDir);
-    const profile = { id: 'main', name: 'Main', baseUrl: gateway.baseUrl, ...(mainBudget ? { budget: mainBudget } : {}) };
+    // A capped profile refuses a model it has no price for: the chat's is priced (OpenAI's list price for gpt-4o-mini).
+    const capped = mainBudget ? { budget: mainBudget, prices: [{ model: 'gpt-4o-mini', inputPer1M: 0.15, outputPer1M: 0.6 }] } : {};
+    const profile = { id: 'main', name: 'Main', baseUrl: gateway.baseUrl, ...capped };
     await store.update((config) => addProfile(config, profile, { activate: true }));
     await store.update((config) => addClientToken(config, tokenRecord('agent', clientToken, null, Date.now())));
     store.close();

@@ -80,6 +80,14 @@ const FIELDS_BY_REVISION: Record<number, readonly string[]> = {
     'keysRevision',
   ],
 };
+/** Revision 2 (session 34): video priced per second, speech per 1M characters, both counted before sending. */
+const AFTER_PER_AUDIO_MINUTE = FIELDS_BY_REVISION[1]!.indexOf('profiles.[].prices.[].perAudioMinute') + 1;
+FIELDS_BY_REVISION[2] = [
+  ...FIELDS_BY_REVISION[1]!.slice(0, AFTER_PER_AUDIO_MINUTE),
+  'profiles.[].prices.[].perVideoSecond',
+  'profiles.[].prices.[].perMillionCharacters',
+  ...FIELDS_BY_REVISION[1]!.slice(AFTER_PER_AUDIO_MINUTE),
+];
 
 /**
  * The field paths a schema takes (`[]` for an array's items, `{}` for a record's values: its keys are

@@ -84,6 +84,15 @@ describe('a form that repeats a field Airlock reads', () => {
       ],
       repeated: 'stream',
     },
+    // A video's length, read for its price per second (billedUnits.ts).
+    {
+      parts: [
+        { name: 'seconds', value: '4' },
+        { name: 'model', value: 'sora-2' },
+        { name: 'seconds', value: '12' },
+      ],
+      repeated: 'seconds',
+    },
     // Fields an API takes repeated, and a file beside the model, are no repeat of what Airlock reads.
     {
       parts: [

@@ -47,8 +47,8 @@ describe('capabilityRefusal', () => {
 describe('TaskStore', () => {
   it('walks a task from queued to completed, one step per poll', () => {
     const store = new TaskStore();
-    const task = store.create({ id: 'video_1', model: 'sora-2', prompt: 'a cat', failure: null });
-    expect(videoBody(task)).toMatchObject({ id: 'video_1', object: 'video', status: 'queued', progress: 0, error: null });
+    const task = store.create({ id: 'video_1', model: 'sora-2', prompt: 'a cat', seconds: '8', failure: null });
+    expect(videoBody(task)).toMatchObject({ id: 'video_1', object: 'video', status: 'queued', progress: 0, seconds: '8', error: null });
     expect(store.poll('video_1')).toMatchObject({ status: 'in_progress', progress: 50 });
     expect(store.poll('video_1')).toMatchObject({ status: 'completed', progress: 100 });
     expect(store.poll('video_1')).toMatchObject({ status: 'completed' });
@@ -57,7 +57,7 @@ describe('TaskStore', () => {
 
   it('ends a failing task failed, with the reason in the body', () => {
     const store = new TaskStore();
-    store.create({ id: 'v', model: 'm', prompt: 'p', failure: 'content policy' });
+    store.create({ id: 'v', model: 'm', prompt: 'p', seconds: '4', failure: 'content policy' });
     store.poll('v');
     const failed = store.poll('v')!;
     expect(videoBody(failed)).toMatchObject({ status: 'failed', error: { code: 'video_generation_failed', message: 'content policy' } });

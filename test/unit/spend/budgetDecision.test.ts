@@ -195,3 +195,19 @@ describe('decideBudget with a total that is not a finite number', () => {
     expect(refusal?.message).not.toContain('NaN');
   });
 });
+
+describe('decideBudget with a model the profile has no price for', () => {
+  const unpricedModel = { model: 'gpt-4o-mini', profileName: 'work', unstated: null, unit: 'tokens' } as const;
+  it.each([
+    { name: 'no budget anywhere', owners: [profile(undefined)], refusedBy: null },
+    { name: 'an empty budget', owners: [profile({})], refusedBy: null },
+    { name: "the profile's daily cap", owners: [profile({ dailyCredits: 5 })], refusedBy: 'daily' },
+    { name: "the profile's monthly cap", owners: [profile({ monthlyCredits: 50 })], refusedBy: 'monthly' },
+    { name: "the profile's per-request cap", owners: [profile({ perRequestInputCredits: 1 })], refusedBy: 'per-request' },
+    { name: "a client token's cap", owners: [profile(undefined), client({ dailyCredits: 2 })], refusedBy: 'daily' },
+  ])('$name: refused by $refusedBy', ({ owners, refusedBy }) => {
+    const refusal = decideBudget({ owners, estimatedInputCredits: null, unpricedModel });
+    expect(refusal?.headers?.['x-airlock-budget'] ?? null).toBe(refusedBy);
+    if (refusal) expect(refusal).toMatchObject({ status: 402, errorClass: 'unpriced_model', code: 'unpriced_model' });
+  });
+});

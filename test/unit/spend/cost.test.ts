@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costOf, findPrice, inputCostOf, priceOfRequest } from '../../../proxy/spend/cost.ts';
+import { costOf, findPrice, inputCostOf, priceOfRequest, unitsCostOf } from '../../../proxy/spend/cost.ts';
 import { CreditSum } from '../../../proxy/spend/creditSum.ts';
 import type { ModelPrice } from '../../../proxy/contracts/profile.ts';
 import type { TokenUsage } from '../../../proxy/contracts/usage.ts';
@@ -234,5 +234,34 @@ describe('priceOfRequest', () => {
     { name: 'no model', upstreamModel: null, routedFrom: null, priced: undefined },
   ])('$name', ({ upstreamModel, routedFrom, priced }) => {
     expect(priceOfRequest(prices, { upstreamModel, routedFrom })?.model).toBe(priced);
+  });
+});
+
+describe('unitsCostOf', () => {
+  const sora: ModelPrice = { model: 'sora-2', perVideoSecond: 0.1 };
+  const tts: ModelPrice = { model: 'tts-1', perMillionCharacters: 15 };
+  it.each([
+    { name: 'seconds at a price per second', units: { videoSeconds: 8 }, price: sora, multiplier: 1, credits: 0.8 },
+    { name: 'the multiplier applies', units: { videoSeconds: 4 }, price: sora, multiplier: 2, credits: 0.8 },
+    { name: 'characters at a price per 1M', units: { speechCharacters: 4096 }, price: tts, multiplier: 1, credits: 0.06144 },
+    { name: 'a price per second without seconds is unknown', units: null, price: sora, multiplier: 1, credits: null },
+    {
+      name: 'a price per 1M characters without characters is unknown',
+      units: { videoSeconds: 4 },
+      price: tts,
+      multiplier: 1,
+      credits: null,
+    },
+    { name: 'a price without either unit adds nothing', units: { videoSeconds: 4 }, price: chat, multiplier: 1, credits: 0 },
+  ])('$name', ({ units, price, multiplier, credits }) => {
+    const cost = unitsCostOf(units, price, multiplier);
+    if (credits === null) expect(cost).toBeNull();
+    else expect(cost).toBeCloseTo(credits, 12);
+  });
+
+  it('prices a creation with no usage by its seconds, and leaves one whose seconds are unknown unknown', () => {
+    expect(costOf(null, { model: 'sora-2', perVideoSecond: 0.1 }, 1, 1, { videoSeconds: 12 }).costCredits).toBeCloseTo(1.2, 12);
+    expect(costOf(null, { model: 'sora-2', perVideoSecond: 0.1 }, 1, 1, null)).toEqual({ costCredits: null, priced: true });
+    expect(costOf(null, { model: 'tts-1', perMillionCharacters: 15 }, 1, 1, { speechCharacters: 1000 }).costCredits).toBeCloseTo(0.015, 12);
   });
 });

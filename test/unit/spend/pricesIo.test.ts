@@ -9,6 +9,8 @@ const table: ModelPrice[] = [
   { model: 'vendor/model, with comma', inputPer1M: 0.15, outputPer1M: 0.6 },
   { model: 'img-1', perCall: 0.3 },
   { model: 'whisper-1', perAudioMinute: 0.006 },
+  { model: 'sora-2', perVideoSecond: 0.1 },
+  { model: 'tts-1', perMillionCharacters: 15 },
 ];
 
 describe('round trips', () => {
@@ -21,9 +23,11 @@ describe('round trips', () => {
 
   it('CSV has the documented header and empty cells for missing prices', () => {
     const [header, , , , image, whisper] = exportPricesCsv(table).trimEnd().split('\n');
-    expect(header).toBe('model,inputPer1M,outputPer1M,cachedInputPer1M,perCall,cacheWritePer1M,cacheWrite1hPer1M,perAudioMinute');
-    expect(image).toBe('img-1,,,,0.3,,,');
-    expect(whisper).toBe('whisper-1,,,,,,,0.006');
+    expect(header).toBe(
+      'model,inputPer1M,outputPer1M,cachedInputPer1M,perCall,cacheWritePer1M,cacheWrite1hPer1M,perAudioMinute,perVideoSecond,perMillionCharacters',
+    );
+    expect(image).toBe('img-1,,,,0.3,,,,,');
+    expect(whisper).toBe('whisper-1,,,,,,,0.006,,');
   });
 
   // OWASP "CSV Injection": a cell starting with = + - @ tab or CR is run as a formula by spreadsheets.
@@ -68,7 +72,7 @@ describe('importPricesCsv', () => {
       name: 'another separator',
       csv: 'model|perCall\nm|1\n',
       message:
-        "unknown column 'model|perCall' (allowed: model, inputPer1M, outputPer1M, cachedInputPer1M, perCall, cacheWritePer1M, cacheWrite1hPer1M, perAudioMinute, separated by commas, semicolons or tabs)",
+        "unknown column 'model|perCall' (allowed: model, inputPer1M, outputPer1M, cachedInputPer1M, perCall, cacheWritePer1M, cacheWrite1hPer1M, perAudioMinute, perVideoSecond, perMillionCharacters, separated by commas, semicolons or tabs)",
     },
     { name: 'duplicate column', csv: 'model,model\nm,n\n', message: "line 1, column 2: column 'model' appears twice" },
     { name: 'no model column', csv: 'inputPer1M\n1\n', message: "line 1: the 'model' column is required" },

@@ -301,8 +301,17 @@ describe('control API against a real proxy and the simulator', () => {
       headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
       body: chatBody({ model: 'qwen-plsu' }),
     });
-    expect(reply.status).toBe(404);
-    expect(JSON.parse(reply.body).error.message).toContain('qwen-plus');
+    // Under the profile's cap the unknown model has no price, refused before sending: the refusal names the model it may mean.
+    expect(reply.status).toBe(402);
+    expect(JSON.parse(reply.body).error.message).toContain('Did you mean: qwen-plus');
+    // Priced (a price table's names match in any case), the gateway's 404 for it is explained from the same list.
+    const priced = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${clientToken}` },
+      body: chatBody({ model: 'Qwen-Plus' }),
+    });
+    expect(priced.status, priced.body).toBe(404);
+    expect(JSON.parse(priced.body).error.message).toContain('Did you mean: qwen-plus');
     expect(modelListFetches()).toBe(fetchesAfterList);
     expect((await call<ModelListResponse>('/models')).fetchedAtMs).toBe(listed.fetchedAtMs);
   });

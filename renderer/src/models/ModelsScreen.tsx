@@ -5,6 +5,7 @@ import { CopyButton } from '../common/CopyButton.tsx';
 import { formatDuration, formatPercent, formatTimestamp } from '../common/format.ts';
 import { Empty, ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
+import { useSwitchCount } from '../common/useWhenBack.ts';
 import { ErrorExplanationView } from '../detail/ErrorExplanationView.tsx';
 
 const CAPABILITY_LABELS: Record<CapabilityBadge['capability'], string> = {
@@ -68,12 +69,18 @@ function EmptyList({ list }: { list: ModelListResponse }) {
   );
 }
 
-export function ModelsScreen() {
+/**
+ * `activeProfileId`: the status's (undefined until it is in). The list is the active profile's, so a
+ * switch (from the tray too) reads it again; its figures are summed from the log, so a return of
+ * Airlock does too.
+ */
+export function ModelsScreen({ activeProfileId }: { activeProfileId: string | null | undefined }) {
   const api = useApi();
   const [refreshCount, setRefreshCount] = useState(0);
   const [search, setSearch] = useState('');
   const [checking, setChecking] = useState<string | null>(null);
-  const list = useAsync(() => api.models(refreshCount > 0), String(refreshCount));
+  const switches = useSwitchCount(activeProfileId);
+  const list = useAsync(() => api.models(refreshCount > 0), `${refreshCount}:${switches}`, { followsLog: true });
 
   const check = async (model: string) => {
     setChecking(model);

@@ -12,7 +12,8 @@ const sessionsOf = (page: AgentSessionPage): AgentSessionSummary[] => page.items
 /** Agents' sessions, newest activity first, a page at a time. */
 export function SessionList() {
   const api = useApi();
-  const pages = usePages((cursor) => api.agentSessions(cursor), sessionsOf, 'sessions');
+  // Turns, credits and errors are summed from the log: read again when the window gets Airlock back.
+  const pages = usePages((cursor) => api.agentSessions(cursor), sessionsOf, 'sessions', { followsLog: true });
   if (pages.first === null) {
     if (pages.error) return <ErrorState error={pages.error} onRetry={pages.reload} />;
     return <Loading what="sessions" />;

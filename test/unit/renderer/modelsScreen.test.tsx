@@ -12,7 +12,7 @@ function renderModels(answer: ModelListResponse): void {
   const client = { models: async () => answer } as unknown as ControlClient;
   render(
     <ApiProvider client={client}>
-      <ModelsScreen />
+      <ModelsScreen activeProfileId="main" />
     </ApiProvider>,
   );
 }

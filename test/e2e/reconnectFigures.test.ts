@@ -13,6 +13,7 @@ import { CONTROL_TOKEN } from '../support/controlHarness.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../support/http.ts';
 import { memorySecretStore } from '../support/memorySecretStore.ts';
 import { SENTINEL_KEY } from '../support/sentinel.ts';
+import { seedRequestLog } from './support/seedRequestLog.ts';
 
 /**
  * The figures each screen reads from the log, with the window open while Airlock restarts (its
@@ -181,6 +182,25 @@ describe('screens of figures from the log, when Airlock comes back', () => {
     await page.locator('.card.total .big').first().waitFor();
     await page.getByRole('button', { name: 'Refresh' }).click();
     await expect.poll(() => calls.filter((call) => call === '/spend').length).toBe(5);
+  });
+});
+
+describe('the Live screen’s facet counts', () => {
+  it('are read once for a list of more than a page, and once when Airlock is back', async () => {
+    // More than a page (200 rows): the first page took in a page's worth of rows.
+    seedRequestLog(dataDir, { count: 300, newestStartedAtMs: Date.now() - 60_000, spacingMs: 50, profileId: 'main' });
+    const calls = apiCalls();
+    await open('live');
+    const facets = page.getByRole('navigation', { name: 'Facets' });
+    await facets.waitFor();
+    await page.locator('.list-count', { hasText: /^200 requests loaded/ }).waitFor();
+    await restartUnheard(() => turn('session-for-facets', 'counted once Airlock is back'));
+    await page.locator('.request-row', { hasText: 'counted once Airlock is back' }).waitFor();
+    // A search typed now is read after every read the opening and the return caused.
+    await page.getByLabel('Search', { exact: true }).fill('seed row 7');
+    await expect.poll(() => calls.filter((call) => call === '/requests/facets').length).toBeGreaterThanOrEqual(3);
+    await expect.poll(async () => (await facets.locator('summary', { hasText: /^Model/ }).textContent()) ?? '').toMatch(/^Model \(\d+\)$/);
+    expect(calls.filter((call) => call === '/requests/facets')).toEqual(['/requests/facets', '/requests/facets', '/requests/facets']);
   });
 });
 

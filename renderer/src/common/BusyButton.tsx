@@ -1,9 +1,11 @@
-import type { ButtonHTMLAttributes } from 'react';
+import type { ButtonHTMLAttributes, Ref } from 'react';
 
 type BusyButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'onClick' | 'type'> & {
   /** Its work (or another's it must not overlap) is running: a press is ignored. */
   busy: boolean;
   onPress: () => void;
+  /** For a caller that gives focus back to it (a confirmation kept or cancelled). */
+  ref?: Ref<HTMLButtonElement>;
 };
 
 /**
@@ -22,4 +24,18 @@ export function BusyButton({ busy, onPress, ...button }: BusyButtonProps) {
       }}
     />
   );
+}
+
+type SubmitButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'type' | 'disabled'> & {
+  /** Busy, or nothing to submit (a field empty or unedited): a press submits, and the form's onSubmit must ignore it. */
+  unusable: boolean;
+};
+
+/**
+ * A form's submit button marked unusable rather than disabled, for the reason BusyButton is: a save
+ * that empties its field (a key sent, a draft dropped) would otherwise disable the focused button and
+ * send focus to the window's top. The form guards its onSubmit, which Enter in a field reaches too.
+ */
+export function SubmitButton({ unusable, ...button }: SubmitButtonProps) {
+  return <button {...button} type="submit" aria-disabled={unusable || undefined} />;
 }

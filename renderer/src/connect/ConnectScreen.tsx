@@ -13,6 +13,7 @@ import { ConnectTools } from './ConnectTools.tsx';
 import { buildSnippets, uniqueTokenName, type ConnectSnippet } from './snippets.ts';
 import { TokenPicker } from './TokenPicker.tsx';
 import { TokensTable } from './TokensTable.tsx';
+import { BusyButton } from '../common/BusyButton.tsx';
 
 function SnippetCard({
   snippet,
@@ -32,9 +33,9 @@ function SnippetCard({
         <span className="muted snippet-base">
           base URL <code>{snippet.baseUrl}</code>
         </span>
-        <button type="button" disabled={busy} onClick={onCreateToken}>
+        <BusyButton busy={busy} onPress={onCreateToken}>
           Create token for this client
-        </button>
+        </BusyButton>
       </header>
       <p className="muted">{snippet.note}</p>
       {snippet.blocks.map((block) => (

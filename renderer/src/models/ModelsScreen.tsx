@@ -7,6 +7,7 @@ import { Empty, ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
 import { useSwitchCount } from '../common/useWhenBack.ts';
 import { ErrorExplanationView } from '../detail/ErrorExplanationView.tsx';
+import { BusyButton } from '../common/BusyButton.tsx';
 
 const CAPABILITY_LABELS: Record<CapabilityBadge['capability'], string> = {
   chat: 'chat',
@@ -145,9 +146,9 @@ export function ModelsScreen({ activeProfileId }: { activeProfileId: string | nu
                       <td>{formatDuration(row.stats?.p50TtfbMs ?? null)}</td>
                       <td>
                         <Badges badges={row.capabilities} />{' '}
-                        <button type="button" disabled={checking !== null} onClick={() => void check(row.id)}>
+                        <BusyButton busy={checking !== null} onPress={() => void check(row.id)}>
                           {checking === row.id ? 'Checking…' : 'Check'}
-                        </button>
+                        </BusyButton>
                       </td>
                     </tr>
                   ))}

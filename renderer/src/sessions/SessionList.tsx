@@ -6,6 +6,7 @@ import { sessionHash } from '../common/useHashRoute.ts';
 import { shortSessionId } from '../live/RequestRow.tsx';
 import { sessionCost, sessionSource } from './sessionFormat.ts';
 import { usePages } from './usePages.ts';
+import { BusyButton } from '../common/BusyButton.tsx';
 
 const sessionsOf = (page: AgentSessionPage): AgentSessionSummary[] => page.items;
 
@@ -66,9 +67,9 @@ export function SessionList() {
         </table>
       )}
       {pages.hasMore && (
-        <button type="button" onClick={pages.loadMore} disabled={pages.loading}>
+        <BusyButton busy={pages.loading} onPress={pages.loadMore}>
           {pages.loading ? 'Loading…' : 'Show older sessions'}
-        </button>
+        </BusyButton>
       )}
       {pages.error && <ErrorState error={pages.error} onRetry={pages.loadMore} />}
     </div>

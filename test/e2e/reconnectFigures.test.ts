@@ -12,7 +12,7 @@ import { startGatewaySimulator, type GatewaySimulator } from '../simulator/index
 import { CONTROL_TOKEN } from '../support/controlHarness.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../support/http.ts';
 import { memorySecretStore } from '../support/memorySecretStore.ts';
-import { SENTINEL_KEY } from '../support/sentinel.ts';
+import { SECOND_SENTINEL_KEY, SENTINEL_KEY } from '../support/sentinel.ts';
 import { seedRequestLog } from './support/seedRequestLog.ts';
 
 /**
@@ -25,6 +25,8 @@ let dataDir = '';
 let userDataDir = '';
 let airlock: Airlock | null = null;
 let simulator: GatewaySimulator;
+/** A gateway that limits each key on its own, the profile's first key with no requests left. */
+let limitingSimulator: GatewaySimulator;
 let context: BrowserContext;
 let page: Page;
 let clientToken = '';
@@ -98,6 +100,11 @@ beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-figures-'));
   userDataDir = mkdtempSync(path.join(tmpdir(), 'airlock-chromium-'));
   simulator = await startGatewaySimulator();
+  limitingSimulator = await startGatewaySimulator({
+    validKeys: [SENTINEL_KEY, SECOND_SENTINEL_KEY],
+    keyRequestLimits: { [SENTINEL_KEY]: 0 },
+    keyRetryAfterS: 600,
+  });
   airlock = await start(0);
   for (const [id, name] of [
     ['main', 'Main gateway'],
@@ -123,6 +130,7 @@ afterAll(async () => {
   await context?.close();
   await airlock?.stop();
   await simulator?.close();
+  await limitingSimulator?.close();
   if (userDataDir) rmSync(userDataDir, { recursive: true, force: true });
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
@@ -222,5 +230,35 @@ describe('the active profile switched outside the window (the tray, the CLI)', (
     await running().store.update((config) => setActiveProfile(config, 'main'));
     await page.locator('.status-bar').getByText('Main gateway').waitFor();
     await expect.poll(() => calls.filter((call) => call === '/models').length).toBe(2);
+  });
+});
+
+describe('the Profiles screen when Airlock is back', () => {
+  it('shows a pooled key as the restarted proxy holds it, not rate limited as the old one had it', async () => {
+    await api('/profiles', 'POST', { id: 'pooled', name: 'Pooled gateway', baseUrl: limitingSimulator.baseUrl });
+    await api('/profiles/pooled/key', 'PUT', { key: SENTINEL_KEY });
+    await api('/profiles/pooled/keys', 'POST', { key: SECOND_SENTINEL_KEY, label: 'team B' });
+    const pinned = (await api<TokenSecretResponse>('/tokens', 'POST', { name: 'pooled-e2e', pinnedProfileId: 'pooled' })).token;
+    // The first key is rate limited: the request moves on to team B's key, and the proxy leaves the first out for 10 minutes.
+    const answer = await rawRequest(`${running().proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${pinned}` },
+      body: chatBody(),
+    });
+    expect(answer.status).toBe(200);
+    await open('profiles');
+    await page
+      .getByRole('navigation', { name: 'Profiles' })
+      .getByRole('button', { name: /^Pooled gateway/ })
+      .click();
+    const states = page.getByRole('group', { name: 'Key pool' }).getByTestId('pool-key-state');
+    await expect.poll(() => states.allTextContents()).toContainEqual(expect.stringContaining('rate limited by the gateway'));
+    // A name typed but not saved stays typed through the list read again.
+    const name = page.locator('article.profile-detail').getByLabel('Name', { exact: true });
+    await name.fill('Pooled gateway, renamed');
+    // A restarted proxy starts with every key ready: it will find out again at the next request.
+    await restartUnheard(async () => undefined);
+    await expect.poll(() => states.allTextContents()).toEqual(['ready', 'ready']);
+    expect(await name.inputValue()).toBe('Pooled gateway, renamed');
   });
 });

@@ -7,14 +7,14 @@ export type AsyncState<T> = { kind: 'loading' } | { kind: 'error'; error: Error 
  * Runs `load` when `key` changes and exposes loading / error / ready; `reload` runs it again, and
  * `replace` shows a value the caller got otherwise (a save's answer) in place of the loaded one.
  * A result that arrives after a newer load started is dropped, so fast typing cannot show stale data.
- * A load that failed runs again when the window gets the proxy back; with `followsLog` (figures summed
+ * A load that failed runs again when the window gets the proxy back; with `readAgainWhenBack` (figures summed
  * from the request log, which went on while the window could not hear of it) every load runs again
  * then, once, the figures shown staying until the new ones come.
  */
 export function useAsync<T>(
   load: () => Promise<T>,
   key: string,
-  options: { followsLog?: boolean } = {},
+  options: { readAgainWhenBack?: boolean } = {},
 ): AsyncState<T> & { reload: () => void; replace: (value: T) => void } {
   const [state, setState] = useState<AsyncState<T>>({ kind: 'loading' });
   const generation = useRef(0);
@@ -40,9 +40,9 @@ export function useAsync<T>(
   }, [key, run]);
 
   const failed = state.kind === 'error';
-  const followsLog = options.followsLog === true;
+  const readAgainWhenBack = options.readAgainWhenBack === true;
   useWhenBack((returned) => {
-    if (failed || (followsLog && returned)) run();
+    if (failed || (readAgainWhenBack && returned)) run();
   });
 
   const replace = useCallback((value: T) => {

@@ -51,7 +51,7 @@ export function LiveScreen({ store, proxyUrl, firstRun }: LiveScreenProps) {
   const facets = useAsync(
     () => api.requestFacets(listFilters),
     `${JSON.stringify(listFilters)}:${Math.floor(snapshot.rowsCameLive / 200)}`,
-    { followsLog: true },
+    { readAgainWhenBack: true },
   );
   const showRows = useCallback((rows: number) => store.showRows(rows), [store]);
   // Off the Live screen the list shows nothing: only the newest rows are kept.

@@ -81,7 +81,7 @@ export function ModelsScreen({ activeProfileId }: { activeProfileId: string | nu
   const [search, setSearch] = useState('');
   const [checking, setChecking] = useState<string | null>(null);
   const switches = useSwitchCount(activeProfileId);
-  const list = useAsync(() => api.models(refreshCount > 0), `${refreshCount}:${switches}`, { followsLog: true });
+  const list = useAsync(() => api.models(refreshCount > 0), `${refreshCount}:${switches}`, { readAgainWhenBack: true });
 
   const check = async (model: string) => {
     setChecking(model);

@@ -26,7 +26,9 @@ export function ProfilesScreen({
 }) {
   const api = useApi();
   const switches = useSwitchCount(activeProfileId);
-  const list = useAsync(() => api.profiles(), `profiles:${keychainProblem ?? ''}:${switches}`);
+  // A pooled key's state (rate limited, rejected) is the proxy's, kept in memory: a restarted one holds
+  // others, so the list is read again when the window gets Airlock back.
+  const list = useAsync(() => api.profiles(), `profiles:${keychainProblem ?? ''}:${switches}`, { readAgainWhenBack: true });
   const [selection, setSelection] = useState<Selection>({ kind: 'none' });
   const listHeading = useRef<HTMLHeadingElement>(null);
 

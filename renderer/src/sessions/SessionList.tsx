@@ -14,7 +14,7 @@ const sessionsOf = (page: AgentSessionPage): AgentSessionSummary[] => page.items
 export function SessionList() {
   const api = useApi();
   // Turns, credits and errors are summed from the log: read again when the window gets Airlock back.
-  const pages = usePages((cursor) => api.agentSessions(cursor), sessionsOf, 'sessions', { followsLog: true });
+  const pages = usePages((cursor) => api.agentSessions(cursor), sessionsOf, 'sessions', { readAgainWhenBack: true });
   if (pages.first === null) {
     if (pages.error) return <ErrorState error={pages.error} onRetry={pages.reload} />;
     return <Loading what="sessions" />;

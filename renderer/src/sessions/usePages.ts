@@ -16,13 +16,13 @@ export interface Pages<P, T> {
 /**
  * Pages loaded one after another by cursor and kept in order; a new `key` starts over. A page
  * that arrives after the key changed is dropped. When the proxy is back, a failed load runs again,
- * and with `followsLog` (pages of figures summed from the log) the first page is read again, once.
+ * and with `readAgainWhenBack` (pages of figures summed from the log) the first page is read again, once.
  */
 export function usePages<P extends { nextCursor: string | null }, T>(
   load: (cursor: string | null) => Promise<P>,
   itemsOf: (page: P) => T[],
   key: string,
-  options: { followsLog?: boolean } = {},
+  options: { readAgainWhenBack?: boolean } = {},
 ): Pages<P, T> {
   const [state, setState] = useState<{ first: P | null; items: T[]; cursor: string | null; error: Error | null; loading: boolean }>({
     first: null,
@@ -69,9 +69,9 @@ export function usePages<P extends { nextCursor: string | null }, T>(
 
   const reload = useCallback(() => fetchPage(null, true), [fetchPage]);
   const failed = state.error !== null;
-  const followsLog = options.followsLog === true;
+  const readAgainWhenBack = options.readAgainWhenBack === true;
   useWhenBack((returned) => {
-    if (failed || (followsLog && returned)) reload();
+    if (failed || (readAgainWhenBack && returned)) reload();
   });
 
   const cursor = state.cursor;

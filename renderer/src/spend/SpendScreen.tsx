@@ -41,7 +41,7 @@ export function SpendScreen({ spentTodayCredits }: { spentTodayCredits: number |
   const api = useApi();
   const [range, setRange] = useState<SpendRange>('today');
   // Read again, once, when the window gets Airlock back; the figures shown stay until the new ones come.
-  const spend = useAsync(() => api.spend(range), range, { followsLog: true });
+  const spend = useAsync(() => api.spend(range), range, { readAgainWhenBack: true });
   // Both sum the log from the start of the local day (control/status.ts, control/spend.ts): a status
   // that differs has seen requests end since the figures were read.
   const behind = spend.kind === 'ready' && spentTodayCredits !== null && spentTodayCredits !== spend.value.totals.today.credits;

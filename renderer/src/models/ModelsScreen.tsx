@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { CapabilityBadge, ModelListResponse, ModelRow } from '../../../proxy/contracts/models.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { CopyButton } from '../common/CopyButton.tsx';
@@ -81,7 +81,20 @@ export function ModelsScreen({ activeProfileId }: { activeProfileId: string | nu
   const [search, setSearch] = useState('');
   const [checking, setChecking] = useState<string | null>(null);
   const switches = useSwitchCount(activeProfileId);
-  const list = useAsync(() => api.models(refreshCount > 0), `${refreshCount}:${switches}`, { readAgainWhenBack: true });
+  // A press of Refresh asks the gateway once: the reads after it (Airlock back, a profile switched, a Check) take the
+  // list it cached, where asking again by the press's count sent the gateway a GET /models at each of them.
+  const refreshedCount = useRef(0);
+  const list = useAsync(
+    () => {
+      const asked = refreshCount;
+      return api.models(asked > refreshedCount.current).then((answer) => {
+        refreshedCount.current = Math.max(refreshedCount.current, asked);
+        return answer;
+      });
+    },
+    `${refreshCount}:${switches}`,
+    { readAgainWhenBack: true },
+  );
 
   const check = async (model: string) => {
     setChecking(model);

@@ -3,6 +3,8 @@ import type { ButtonHTMLAttributes, Ref } from 'react';
 type BusyButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'onClick' | 'type'> & {
   /** Its work (or another's it must not overlap) is running: a press is ignored. */
   busy: boolean;
+  /** Nothing to do yet (a draft unedited): marked unusable and a press ignored, but not said to be busy. */
+  nothingToDo?: boolean;
   onPress: () => void;
   /** For a caller that gives focus back to it (a confirmation kept or cancelled). */
   ref?: Ref<HTMLButtonElement>;
@@ -13,22 +15,25 @@ type BusyButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'onClick' |
  * button that turns disabled to the page, and a keyboard user who pressed Enter was sent to the
  * window's top. `disabled` stays for a button that cannot be used at all.
  */
-export function BusyButton({ busy, onPress, ...button }: BusyButtonProps) {
+export function BusyButton({ busy, nothingToDo = false, onPress, ...button }: BusyButtonProps) {
   return (
     <button
       {...button}
       type="button"
-      aria-disabled={busy || undefined}
+      aria-disabled={busy || nothingToDo || undefined}
+      aria-busy={busy || undefined}
       onClick={() => {
-        if (!busy) onPress();
+        if (!busy && !nothingToDo) onPress();
       }}
     />
   );
 }
 
 type SubmitButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'type' | 'disabled'> & {
-  /** Busy, or nothing to submit (a field empty or unedited): a press submits, and the form's onSubmit must ignore it. */
-  unusable: boolean;
+  /** Its form's save is running. */
+  busy: boolean;
+  /** Nothing to submit (a field empty or unedited), not busy. Either way a press submits, and the form's onSubmit must ignore it. */
+  nothingToDo: boolean;
 };
 
 /**
@@ -36,6 +41,6 @@ type SubmitButtonProps = Omit<ButtonHTMLAttributes<HTMLButtonElement>, 'type' | 
  * that empties its field (a key sent, a draft dropped) would otherwise disable the focused button and
  * send focus to the window's top. The form guards its onSubmit, which Enter in a field reaches too.
  */
-export function SubmitButton({ unusable, ...button }: SubmitButtonProps) {
-  return <button {...button} type="submit" aria-disabled={unusable || undefined} />;
+export function SubmitButton({ busy, nothingToDo, ...button }: SubmitButtonProps) {
+  return <button {...button} type="submit" aria-disabled={busy || nothingToDo || undefined} aria-busy={busy || undefined} />;
 }

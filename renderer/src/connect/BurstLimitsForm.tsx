@@ -48,7 +48,9 @@ export function BurstLimitsForm() {
         value={shown('maxCreditsPerMinute')}
         onChange={edit('maxCreditsPerMinute')}
       />
-      <SubmitButton unusable={setting.busy || draft === null}>Save limits</SubmitButton>
+      <SubmitButton busy={setting.busy} nothingToDo={draft === null}>
+        Save limits
+      </SubmitButton>
     </SettingForm>
   );
 }

@@ -46,7 +46,9 @@ export function MemoryLimitsForm() {
         value={shown('bodyCaptureKiB')}
         onChange={edit('bodyCaptureKiB')}
       />
-      <SubmitButton unusable={setting.busy || draft === null}>Save memory limits</SubmitButton>
+      <SubmitButton busy={setting.busy} nothingToDo={draft === null}>
+        Save memory limits
+      </SubmitButton>
     </SettingForm>
   );
 }

@@ -44,7 +44,9 @@ function HeaderRow({
           New value for {header.name}
           <input {...secretInput} value={value} onChange={(event) => setValue(event.target.value)} />
         </label>
-        <SubmitButton unusable={busy || value.trim() === ''}>Save value</SubmitButton>
+        <SubmitButton busy={busy} nothingToDo={value.trim() === ''}>
+          Save value
+        </SubmitButton>
         <BusyButton busy={busy} aria-label={`Remove header ${header.name}`} onPress={onRemove}>
           Remove
         </BusyButton>
@@ -131,7 +133,9 @@ export function TraceExportHeaders({ view, onChanged }: { view: TraceExportView;
           Header value
           <input {...secretInput} value={value} onChange={(event) => setValue(event.target.value)} />
         </label>
-        <SubmitButton unusable={action.busy || name.trim() === '' || value.trim() === ''}>Add header</SubmitButton>
+        <SubmitButton busy={action.busy} nothingToDo={name.trim() === '' || value.trim() === ''}>
+          Add header
+        </SubmitButton>
       </form>
       <FormError message={action.error} />
       {action.status && (

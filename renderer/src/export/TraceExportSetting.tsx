@@ -44,7 +44,9 @@ export function TraceExportSetting() {
             onChange={(event) => setDraft(event.target.value)}
           />
         </label>
-        <SubmitButton unusable={setting.busy || draft === null}>Save endpoint</SubmitButton>
+        <SubmitButton busy={setting.busy} nothingToDo={draft === null}>
+          Save endpoint
+        </SubmitButton>
         {saved.value.otlpEndpoint && (
           <BusyButton busy={setting.busy} onPress={() => void save('')}>
             Turn off

@@ -75,7 +75,9 @@ export function KeyField({
             onChange={(event) => setDraft(event.target.value)}
           />
         </label>
-        <SubmitButton unusable={busy || draft.trim() === ''}>Save key</SubmitButton>
+        <SubmitButton busy={busy} nothingToDo={draft.trim() === ''}>
+          Save key
+        </SubmitButton>
         {status.set &&
           (confirmingRemove ? (
             <ConfirmChoice

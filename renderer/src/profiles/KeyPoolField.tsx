@@ -60,7 +60,9 @@ function PoolKeyRow({
           Label
           <input value={label} maxLength={60} onChange={(event) => setLabel(event.target.value)} />
         </label>
-        <SubmitButton unusable={busy || label.trim() === '' || label === entry.label}>Rename</SubmitButton>
+        <SubmitButton busy={busy} nothingToDo={label.trim() === '' || label === entry.label}>
+          Rename
+        </SubmitButton>
       </form>
       <form
         onSubmit={(event) => {
@@ -74,7 +76,9 @@ function PoolKeyRow({
           Replace key
           <input type="password" autoComplete="off" spellCheck={false} value={secret} onChange={(event) => setSecret(event.target.value)} />
         </label>
-        <SubmitButton unusable={busy || secret.trim() === ''}>Save key</SubmitButton>
+        <SubmitButton busy={busy} nothingToDo={secret.trim() === ''}>
+          Save key
+        </SubmitButton>
         {confirmingRemove ? (
           <ConfirmChoice
             question={`Remove ${entry.label} from the pool?`}
@@ -175,7 +179,9 @@ export function KeyPoolField({ view, onChanged }: { view: ProfileView; onChanged
           New key
           <input type="password" autoComplete="off" spellCheck={false} value={key} onChange={(event) => setKey(event.target.value)} />
         </label>
-        <SubmitButton unusable={busy || key.trim() === ''}>Add key to pool</SubmitButton>
+        <SubmitButton busy={busy} nothingToDo={key.trim() === ''}>
+          Add key to pool
+        </SubmitButton>
       </form>
       <FormError message={error} />
     </fieldset>

@@ -81,7 +81,8 @@ export function PriceEditor({ profileId }: { profileId: string }) {
       {/* Marked, not disabled, while there is nothing to save: the save drops the draft, and a focused
           button that turned disabled sent focus to the window's top. */}
       <BusyButton
-        busy={draft === null || unreadable.cells || unreadable.multiplier}
+        busy={false}
+        nothingToDo={draft === null || unreadable.cells || unreadable.multiplier}
         onPress={() => void act(() => api.savePrices(profileId, draft ?? {}), 'Prices saved.')}
       >
         Save prices

@@ -82,10 +82,18 @@ describe('a button pressed with Enter', () => {
     await page.keyboard.press('Enter');
     await expect.poll(() => section.getByRole('status').textContent()).toContain('keeps each body up to 512 KiB');
     expect(await focused()).toBe('Save memory limits');
-    // Nothing edited now: a press saves nothing.
+    // Nothing edited now: a press sends nothing. The next save, edited, is the first request after it.
+    const saves: string[] = [];
+    page.on('request', (request) => {
+      if (request.method() === 'PUT' && request.url().endsWith('/_airlock/api/settings/memory')) saves.push(request.postData() ?? '');
+    });
     await page.keyboard.press('Enter');
-    expect(session.harness.store.snapshot().settings.memoryLimits?.bodyCaptureKiB).toBe(512);
     expect(await focused()).toBe('Save memory limits');
+    await section.getByLabel(/Body kept per request/).fill('256');
+    await section.getByRole('button', { name: 'Save memory limits' }).focus();
+    await page.keyboard.press('Enter');
+    await expect.poll(() => section.getByRole('status').textContent()).toContain('keeps each body up to 256 KiB');
+    expect(saves).toEqual(['{"bodyCaptureKiB":256}']);
   });
 
   it('keeps focus on a model’s Check while the check runs', async () => {

@@ -293,6 +293,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
       update: (mutator) => store.update(mutator),
       problem: () => store.problem(),
       onProblemChange: (listener) => store.onProblemChange(listener),
+      onChange: (listener) => store.onChange(() => listener()),
     },
     keys,
     keyPools,

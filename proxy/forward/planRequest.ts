@@ -87,6 +87,10 @@ export async function plan(admitted: Admitted, seams: PlanSeams): Promise<Planne
   const planned = built instanceof Promise ? await untilStopped(built, stop.signal) : stop.signal.aborted ? STOPPED : built;
   if (planned === STOPPED || 'refusal' in planned) {
     const known = { ...who, requestedModel: admitted.pathModel ?? modelOf(parsed), stream: streamFlagOf(parsed) };
+    // The body was read whole and refused for what it holds (not JSON, no object, a field Airlock will not
+    // drop): the row keeps it, masked, so its detail shows what was refused. A body still arriving was
+    // refused on its first bytes only, and its row keeps none rather than a part taken for the whole.
+    if (!arriving) trace.requestReceived(pickAllowedHeaders(req.headers), body.chunks, KeyMasker.forKeys(secretsOf(target)));
     return { refusal: planned === STOPPED ? STOPPING : planned.refusal, known };
   }
   // Only a count answered here carries `localAnswer`, and it is never sent: the plan is handed on as it is, not copied.

@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { MAX_JSON_NESTING_DEPTH, PARSE_ON_LOOP_MAX_BYTES, PARSE_ON_LOOP_MAX_STRUCTURAL_MARKS } from '../contracts/defaults.ts';
 import { LeadingByteOrderMark } from '../core/byteOrderMark.ts';
+import { jsonParseFailure } from '../core/jsonSyntaxError.ts';
 import { contentCodingOf, contentDecoder } from './answerDecoding.ts';
 import { TopLevelScanner, type TopLevelScan } from './jsonScan.ts';
 import { FIRST_SCAN_BYTES, ScanQueue } from './scanQueue.ts';
@@ -331,7 +332,7 @@ export function parseClientBody(body: ClientBody, contentType: string | undefine
     const value: unknown = JSON.parse(text);
     return { kind: 'json', value: value as Record<string, unknown> };
   } catch (error) {
-    return { kind: 'invalid', message: `the request body is not valid JSON (${(error as Error).message})` };
+    return { kind: 'invalid', message: `the request body is not valid JSON (${jsonParseFailure(text, error)})` };
   }
 }
 

@@ -137,6 +137,8 @@ export function App() {
     );
 
   const proxyUrl = live.status?.proxyUrl ?? window.location.origin;
+  // Undefined until the status is in; the screens that show the active profile's lists follow a switch (the tray's too).
+  const activeProfileId = live.status ? (live.status.activeProfile?.id ?? null) : undefined;
   const togglePause = () => {
     if (live.status) api.setPaused(!live.status.paused).then(live.refreshStatus, live.refreshStatus);
   };
@@ -180,12 +182,13 @@ export function App() {
             guarded(
               'The Profiles screen',
               <ProfilesScreen
+                activeProfileId={activeProfileId}
                 onChanged={live.refreshStatus}
                 keychainProblem={live.status?.alarms.find((alarm) => alarm.kind === 'keychain_unavailable')?.message ?? null}
               />,
             )}
-          {screen === 'models' && guarded('The Models screen', <ModelsScreen />)}
-          {screen === 'connect' && guarded('The Connect screen', <ConnectScreen proxyUrl={proxyUrl} />)}
+          {screen === 'models' && guarded('The Models screen', <ModelsScreen activeProfileId={activeProfileId} />)}
+          {screen === 'connect' && guarded('The Connect screen', <ConnectScreen proxyUrl={proxyUrl} activeProfileId={activeProfileId} />)}
         </main>
         <StatusBar
           status={live.status}

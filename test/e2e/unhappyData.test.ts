@@ -155,6 +155,25 @@ describe('a gateway that echoes the key', () => {
 });
 
 describe('large and broken bodies', () => {
+  it('shows a body that is not valid JSON as the text recorded, said to be no JSON, with the key masked', async () => {
+    // Refused before the gateway (400), its body was read whole: the detail showed "none recorded".
+    const broken = `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"my key is ${SENTINEL_KEY}"}],, trailing`;
+    const refused = await rawRequest(`${session.harness.proxy.url}/v1/chat/completions`, {
+      method: 'POST',
+      headers: { ...JSON_HEADERS, authorization: `Bearer ${token}` },
+      body: broken,
+    });
+    expect(refused.status).toBe(400);
+    await openRequest(refused);
+    expect(await textOf(detail())).not.toContain('Request body: none recorded');
+    await detail().locator('details.body-panel summary', { hasText: 'Request body' }).click();
+    const body = detail().locator('details.body-panel[open] .body-content').first();
+    await body.locator('pre.body-text').waitFor();
+    expect(await textOf(body.locator('.body-note'))).toBe('Not valid JSON: shown as the text recorded');
+    expect(await textOf(body.locator('pre.body-text'))).toContain('"content":"my key is [redacted]"}],, trailing');
+    expect(findSentinel(await page.content())).toBeNull();
+  });
+
   it('opens a 5 MB request, a body that is not UTF-8 and a 20,000-event stream without hanging', async () => {
     const big = await chat({ messages: [{ role: 'user', content: 'y'.repeat(5 * 1024 * 1024) }] });
     expect(big.status).toBe(200);

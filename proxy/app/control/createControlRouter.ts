@@ -65,6 +65,9 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
   const stopSummaries = deps.log.onRowSummaries((summaries) => hub.summariesWritten(summaries));
   // A hand edit of airlock.json that does not validate: the window's alarm comes and goes with it.
   const stopFileProblems = deps.config.onProblemChange(() => hub.statusChanged());
+  // The active profile switched from the tray, the CLI or a hand edit, not by a route: the window's
+  // status bar named the old profile until a request started or ended.
+  const stopConfigChanges = deps.config.onChange(() => hub.statusChanged());
   // A keychain read (one that had hung, at last): the keychain alarm and the keys' statuses may have changed.
   const stopKeyChanges = deps.keys.onChange(() => hub.statusChanged());
   // A problem reported or dismissed: the window's notices follow.
@@ -148,6 +151,7 @@ export function createControlRouter(deps: ControlDeps): ControlApi {
       detach = null;
       stopSummaries();
       stopFileProblems();
+      stopConfigChanges();
       stopKeyChanges();
       stopNotices?.();
       hub.close();

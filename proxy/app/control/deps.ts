@@ -41,6 +41,8 @@ export interface ControlConfig {
   /** The file does not validate (a hand edit): the message names line and field; null when fine. */
   problem(): string | null;
   onProblemChange(listener: () => void): () => void;
+  /** Told after each change of the settings: the window's, the tray's (a profile switch), the CLI's or a hand edit's. */
+  onChange(listener: () => void): () => void;
 }
 
 /**

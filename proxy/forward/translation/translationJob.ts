@@ -1,6 +1,7 @@
 import type { ModelRefusals, TranslatedProtocol } from '../../protocols/adapter.ts';
 import { nativeRequestFor, translationFor } from '../../protocols/registry.ts';
 import { isRecord } from '../../core/isRecord.ts';
+import { jsonParseFailure } from '../../core/jsonSyntaxError.ts';
 import type { ChatRequestTranslation, ClientToolNames } from '../../protocols/requestResult.ts';
 import { ownTextBuffer } from '../capture.ts';
 
@@ -52,10 +53,12 @@ export type TranslatedBody =
  */
 export function translateJsonBytes(job: TranslationJob): TranslatedBody {
   let value: unknown;
+  const textOf = (): string => Buffer.from(job.json.buffer, job.json.byteOffset, job.json.byteLength).toString('utf8');
   try {
-    value = JSON.parse(Buffer.from(job.json.buffer, job.json.byteOffset, job.json.byteLength).toString('utf8'));
+    value = JSON.parse(textOf());
   } catch (error) {
-    return { ok: false, message: `the request body is not valid JSON (${(error as Error).message})` };
+    // Decoded again on this failure only: a text kept in scope would be held through the whole translation.
+    return { ok: false, message: `the request body is not valid JSON (${jsonParseFailure(textOf(), error)})` };
   }
   if (job.native) return nativeBody(job.protocol, value, job.upstreamModel);
   const request = chatRequestFor(job.protocol, value, job.upstreamModel, job.refusals, job.gatewayTag);

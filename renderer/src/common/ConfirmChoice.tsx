@@ -1,4 +1,5 @@
 import { useEffect, useId, useRef } from 'react';
+import { BusyButton } from './BusyButton.tsx';
 
 /**
  * Asks before something that cannot be undone, inline, as an alert dialog (WAI-ARIA APG): named by
@@ -43,9 +44,9 @@ export function ConfirmChoice({
       <span id={warningId} className="warn">
         {warning}
       </span>{' '}
-      <button type="button" className="danger" disabled={disabled} onClick={onConfirm}>
+      <BusyButton className="danger" busy={disabled} onPress={onConfirm}>
         {confirmLabel}
-      </button>
+      </BusyButton>
       <button type="button" ref={cancelButton} onClick={onCancel}>
         {cancelLabel}
       </button>

@@ -28,6 +28,8 @@ export function useSaveAction(): {
   const [errorField, setErrorField] = useState<string | null>(null);
   const [status, setStatus] = useState<string | null>(null);
   const run = async (save: () => Promise<string | null>): Promise<void> => {
+    // Its buttons are marked busy, not disabled (BusyButton): a press meanwhile is ignored here.
+    if (busy) return;
     setBusy(true);
     setError(null);
     setErrorField(null);

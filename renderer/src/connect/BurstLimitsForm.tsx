@@ -2,6 +2,7 @@ import type { BurstLimits } from '../../../proxy/contracts/config.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { editedNumbers, type NumberDraft, NumberField, SettingForm, useSetting } from '../common/SettingForm.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
+import { SubmitButton } from '../common/BusyButton.tsx';
 
 const counted = (count: number, noun: string): string => `${count} ${noun}${count === 1 ? '' : 's'}`;
 const describe = (limits: BurstLimits): string =>
@@ -29,7 +30,7 @@ export function BurstLimitsForm() {
       name="burst-limits"
       title="Burst guard"
       description={`${describe(saved.value)} It stays paused until you resume it above; the running proxy applies a change to its next request.`}
-      onSubmit={() => void save()}
+      onSubmit={() => draft !== null && void save()}
       error={setting.error}
       errorField={setting.errorField}
       status={setting.status}
@@ -47,9 +48,9 @@ export function BurstLimitsForm() {
         value={shown('maxCreditsPerMinute')}
         onChange={edit('maxCreditsPerMinute')}
       />
-      <button type="submit" disabled={setting.busy || draft === null}>
+      <SubmitButton busy={setting.busy} nothingToDo={draft === null}>
         Save limits
-      </button>
+      </SubmitButton>
     </SettingForm>
   );
 }

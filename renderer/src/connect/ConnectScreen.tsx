@@ -4,6 +4,7 @@ import { useApi } from '../api/ApiContext.tsx';
 import { CopyButton } from '../common/CopyButton.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
+import { useSwitchCount } from '../common/useWhenBack.ts';
 import { useSaveAction } from '../common/useSaveAction.ts';
 import { TraceExportSetting } from '../export/TraceExportSetting.tsx';
 import { BurstLimitsForm } from './BurstLimitsForm.tsx';
@@ -12,6 +13,7 @@ import { ConnectTools } from './ConnectTools.tsx';
 import { buildSnippets, uniqueTokenName, type ConnectSnippet } from './snippets.ts';
 import { TokenPicker } from './TokenPicker.tsx';
 import { TokensTable } from './TokensTable.tsx';
+import { BusyButton } from '../common/BusyButton.tsx';
 
 function SnippetCard({
   snippet,
@@ -31,9 +33,9 @@ function SnippetCard({
         <span className="muted snippet-base">
           base URL <code>{snippet.baseUrl}</code>
         </span>
-        <button type="button" disabled={busy} onClick={onCreateToken}>
+        <BusyButton busy={busy} onPress={onCreateToken}>
           Create token for this client
-        </button>
+        </BusyButton>
       </header>
       <p className="muted">{snippet.note}</p>
       {snippet.blocks.map((block) => (
@@ -77,10 +79,11 @@ function NewTokenNotice({ secret, revealable }: { secret: TokenSecretResponse; r
   );
 }
 
-export function ConnectScreen({ proxyUrl }: { proxyUrl: string }) {
+/** `activeProfileId`: the status's; the example model is the active profile's, so a switch (the tray's too) reads its list. */
+export function ConnectScreen({ proxyUrl, activeProfileId }: { proxyUrl: string; activeProfileId: string | null | undefined }) {
   const api = useApi();
   const tokens = useAsync(() => api.tokens(), 'tokens');
-  const models = useAsync(() => api.models(false), 'models');
+  const models = useAsync(() => api.models(false), `models:${useSwitchCount(activeProfileId)}`);
   const [secret, setSecret] = useState<TokenSecretResponse | null>(null);
   const [created, setCreated] = useState<string | null>(null);
   const [model, setModel] = useState('');

@@ -165,9 +165,9 @@ function ToolCard({ tool, model, onChanged }: { tool: ConnectToolStatus; model: 
                 }}
               />
             ) : (
-              <button type="button" ref={deleteButton} disabled={busy} onClick={() => setConfirmingDelete(true)}>
+              <BusyButton ref={deleteButton} busy={busy} onPress={() => setConfirmingDelete(true)}>
                 Delete backups of {tool.title}…
-              </button>
+              </BusyButton>
             )}
           </>
         )}

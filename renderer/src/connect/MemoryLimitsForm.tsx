@@ -2,6 +2,7 @@ import type { MemoryLimits } from '../../../proxy/contracts/config.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { editedNumbers, type NumberDraft, NumberField, SettingForm, useSetting } from '../common/SettingForm.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
+import { SubmitButton } from '../common/BusyButton.tsx';
 
 const describe = (limits: MemoryLimits): string =>
   `The log keeps each body up to ${limits.bodyCaptureKiB} KiB, and holds at most ${limits.logBacklogMiB} MiB of work it has not written yet.`;
@@ -28,7 +29,7 @@ export function MemoryLimitsForm() {
       name="memory-limits"
       title="Memory"
       description={`${describe(saved.value)} Under a load that takes every core the log falls behind: past half of that, bodies are not kept; past all of it, requests are counted in spend summaries until it catches up. Applies to the next request.`}
-      onSubmit={() => void save()}
+      onSubmit={() => draft !== null && void save()}
       error={setting.error}
       errorField={setting.errorField}
       status={setting.status}
@@ -45,9 +46,9 @@ export function MemoryLimitsForm() {
         value={shown('bodyCaptureKiB')}
         onChange={edit('bodyCaptureKiB')}
       />
-      <button type="submit" disabled={setting.busy || draft === null}>
+      <SubmitButton busy={setting.busy} nothingToDo={draft === null}>
         Save memory limits
-      </button>
+      </SubmitButton>
     </SettingForm>
   );
 }

@@ -13,7 +13,12 @@ export function TokenPicker({ tokens, selected, busy, onReveal }: TokenPickerPro
   return (
     <label>
       Client token
-      <select value={selected ?? ''} disabled={busy} onChange={(event) => event.target.value && onReveal(event.target.value)}>
+      {/* Marked busy, not disabled, as BusyButton is: a focused select that turns disabled sends focus to the window's top. */}
+      <select
+        value={selected ?? ''}
+        aria-disabled={busy || undefined}
+        onChange={(event) => !busy && event.target.value && onReveal(event.target.value)}
+      >
         <option value="">Choose a token to show it in the setups</option>
         {tokens.map((token) => (
           <option key={token.name} value={token.name} disabled={!token.revealable}>

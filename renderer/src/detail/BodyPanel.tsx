@@ -39,7 +39,7 @@ function useBodyTree(part: BodyPart, text: string): TreeState {
   const readHere = part === 'stream-events' || text.length <= READ_HERE_MAX_CHARS;
   // Read once per body: the detail renders again at each frame of a running request's stream.
   const readNow = useMemo(
-    () => (!readHere ? null : part === 'stream-events' ? { json: null, pretty: text } : readBodyTree(text)),
+    () => (!readHere ? null : part === 'stream-events' ? { json: null, pretty: text, notJson: false } : readBodyTree(text)),
     [readHere, part, text],
   );
   const [read, setRead] = useState<{ text: string; state: TreeState } | null>(null);
@@ -64,6 +64,15 @@ interface BodyContentProps {
   truncated: boolean;
   eventOffsetsMs: number[] | null;
   highlight: string;
+  /** As the log recorded it: a body declared JSON that does not parse is said to be no JSON. */
+  contentType: string | null;
+}
+
+const JSON_TYPE = /[/+]json\b/i;
+
+/** A body that was meant as JSON (declared so, or starting as an object or array) and is not: a form or a file is not marked. */
+function meantAsJson(text: string, contentType: string | null): boolean {
+  return (contentType !== null && JSON_TYPE.test(contentType)) || /^\s*[[{]/.test(text);
 }
 
 function BodyContent(props: BodyContentProps) {
@@ -73,7 +82,7 @@ function BodyContent(props: BodyContentProps) {
   return <BodyViews {...props} tree={read.tree} />;
 }
 
-function BodyViews({ part, text, truncated, eventOffsetsMs, highlight, tree }: BodyContentProps & { tree: BodyTree }) {
+function BodyViews({ part, text, truncated, eventOffsetsMs, highlight, contentType, tree }: BodyContentProps & { tree: BodyTree }) {
   const { json, pretty: raw } = tree;
   const matches = matchRanges(text, highlight).length;
   const structured = part === 'stream-events' || json !== null;
@@ -94,6 +103,11 @@ function BodyViews({ part, text, truncated, eventOffsetsMs, highlight, tree }: B
           </div>
         )}
         <CopyButton text={raw} label="Copy body" compact />
+        {tree.notJson && meantAsJson(text, contentType) && (
+          <span className="body-note">
+            {truncated ? 'Not whole JSON (cut when logged): shown as the text recorded' : 'Not valid JSON: shown as the text recorded'}
+          </span>
+        )}
         {matches > 0 && (
           <span className="match-count">
             {matches} {matches === 1 ? 'match' : 'matches'} for “{highlight.trim()}”
@@ -168,7 +182,14 @@ export const BodyPanel = memo(function BodyPanel({
       {loaded.kind === 'loading' && <Loading what={title.toLowerCase()} />}
       {loaded.kind === 'error' && <ErrorState error={loaded.error} />}
       {loaded.kind === 'ready' && (
-        <BodyContent part={part} text={loaded.text} truncated={loaded.truncated} eventOffsetsMs={eventOffsetsMs} highlight={highlight} />
+        <BodyContent
+          part={part}
+          text={loaded.text}
+          truncated={loaded.truncated}
+          eventOffsetsMs={eventOffsetsMs}
+          highlight={highlight}
+          contentType={view.contentType}
+        />
       )}
     </details>
   );

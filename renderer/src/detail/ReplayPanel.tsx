@@ -9,6 +9,7 @@ import type { LiveRow } from '../live/liveRows.ts';
 import type { FetchBody } from './bodyFetch.ts';
 import { ReplayComparison } from './ReplayComparison.tsx';
 import { editedBodyProblem } from './replayForm.ts';
+import { BusyButton } from '../common/BusyButton.tsx';
 
 /**
  * The body being edited. Memoised: the panel renders again at each delta of a replay that streams, and
@@ -194,19 +195,18 @@ export function ReplayPanel({
           )}
           <FormError message={error} />
           <div className="actions">
-            <button type="button" className="primary" disabled={phase.kind === 'sending'} onClick={() => void send()}>
+            <BusyButton className="primary" busy={phase.kind === 'sending'} onPress={() => void send()}>
               {phase.kind === 'sending' ? 'Replaying…' : 'Send replay'}
-            </button>
-            <button
-              type="button"
-              disabled={phase.kind === 'sending'}
-              onClick={() => {
+            </BusyButton>
+            <BusyButton
+              busy={phase.kind === 'sending'}
+              onPress={() => {
                 setPhase({ kind: 'closed' });
                 setRefocus('open');
               }}
             >
               Cancel
-            </button>
+            </BusyButton>
           </div>
         </>
       )}

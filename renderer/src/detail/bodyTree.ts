@@ -3,6 +3,8 @@ export interface BodyTree {
   json: object | null;
   /** Pretty JSON when the body is JSON, otherwise the body as it is. */
   pretty: string;
+  /** The text does not parse as JSON (a client's malformed body, or one cut when logged): shown as text and said so. */
+  notJson: boolean;
 }
 
 /** Reads a body for the body panel. Pure: a large body is read in the body worker (bodyReader.ts). */
@@ -11,7 +13,7 @@ export function readBodyTree(text: string): BodyTree {
   try {
     value = JSON.parse(text);
   } catch {
-    return { json: null, pretty: text };
+    return { json: null, pretty: text, notJson: true };
   }
-  return { json: typeof value === 'object' && value !== null ? value : null, pretty: JSON.stringify(value, null, 2) };
+  return { json: typeof value === 'object' && value !== null ? value : null, pretty: JSON.stringify(value, null, 2), notJson: false };
 }

@@ -4,6 +4,7 @@ import { normalizeTraceHeaderName } from '../../../proxy/contracts/traceHeaders.
 import { useApi } from '../api/ApiContext.tsx';
 import { FormError } from '../common/StateViews.tsx';
 import { useSaveAction } from '../common/useSaveAction.ts';
+import { BusyButton, SubmitButton } from '../common/BusyButton.tsx';
 
 const secretInput = { type: 'password', autoComplete: 'off', spellCheck: false } as const;
 
@@ -29,7 +30,7 @@ function HeaderRow({
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          if (value.trim() === '') return;
+          if (busy || value.trim() === '') return;
           onReplace(value);
           // A typed secret is not kept in the page once sent.
           setValue('');
@@ -43,12 +44,12 @@ function HeaderRow({
           New value for {header.name}
           <input {...secretInput} value={value} onChange={(event) => setValue(event.target.value)} />
         </label>
-        <button type="submit" disabled={busy || value.trim() === ''}>
+        <SubmitButton busy={busy} nothingToDo={value.trim() === ''}>
           Save value
-        </button>
-        <button type="button" disabled={busy} aria-label={`Remove header ${header.name}`} onClick={onRemove}>
+        </SubmitButton>
+        <BusyButton busy={busy} aria-label={`Remove header ${header.name}`} onPress={onRemove}>
           Remove
-        </button>
+        </BusyButton>
       </form>
     </li>
   );
@@ -111,6 +112,7 @@ export function TraceExportHeaders({ view, onChanged }: { view: TraceExportView;
         noValidate
         onSubmit={(event) => {
           event.preventDefault();
+          if (action.busy || name.trim() === '' || value.trim() === '') return;
           // The proxy checks the name and the value and says what is wrong, never quoting the value.
           void change(
             () => api.setTraceExportHeader({ name, value }),
@@ -131,9 +133,9 @@ export function TraceExportHeaders({ view, onChanged }: { view: TraceExportView;
           Header value
           <input {...secretInput} value={value} onChange={(event) => setValue(event.target.value)} />
         </label>
-        <button type="submit" disabled={action.busy || name.trim() === '' || value.trim() === ''}>
+        <SubmitButton busy={action.busy} nothingToDo={name.trim() === '' || value.trim() === ''}>
           Add header
-        </button>
+        </SubmitButton>
       </form>
       <FormError message={action.error} />
       {action.status && (

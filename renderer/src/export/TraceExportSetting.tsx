@@ -3,6 +3,7 @@ import { useApi } from '../api/ApiContext.tsx';
 import { refusalMessageId, SettingForm, useSetting } from '../common/SettingForm.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { TraceExportHeaders } from './TraceExportHeaders.tsx';
+import { BusyButton, SubmitButton } from '../common/BusyButton.tsx';
 
 /** The OTLP endpoint for OpenTelemetry traces (one span per request, no bodies, off while empty) and its headers. */
 export function TraceExportSetting() {
@@ -27,7 +28,7 @@ export function TraceExportSetting() {
         name="trace-export"
         title="Trace export"
         description="Sends one OpenTelemetry span per request (model, tokens, status, duration; never prompts, answers or keys) to an OTLP/HTTP collector such as http://127.0.0.1:4318. Off while empty."
-        onSubmit={() => void save(endpoint)}
+        onSubmit={() => draft !== null && void save(endpoint)}
         error={setting.error}
         status={setting.status}
       >
@@ -43,13 +44,13 @@ export function TraceExportSetting() {
             onChange={(event) => setDraft(event.target.value)}
           />
         </label>
-        <button type="submit" disabled={setting.busy || draft === null}>
+        <SubmitButton busy={setting.busy} nothingToDo={draft === null}>
           Save endpoint
-        </button>
+        </SubmitButton>
         {saved.value.otlpEndpoint && (
-          <button type="button" disabled={setting.busy} onClick={() => void save('')}>
+          <BusyButton busy={setting.busy} onPress={() => void save('')}>
             Turn off
-          </button>
+          </BusyButton>
         )}
       </SettingForm>
       <TraceExportHeaders view={saved.value} onChanged={saved.reload} />

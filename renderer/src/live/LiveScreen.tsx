@@ -40,12 +40,19 @@ export function LiveScreen({ store, proxyUrl, firstRun }: LiveScreenProps) {
     (field: FilterField | keyof FilterForm, value: string) => setForm((current) => ({ ...current, [field]: value })),
     [],
   );
-  // Counted again when the filters change or the list took in a page's worth of rows (its length stops at LIVE_ROWS_KEPT).
-  // By the store's filters, which its row count is of: keyed by the form's, a new search was counted
-  // with the last list's count and again once the list started over (each read 1-2 s of the proxy's
-  // forwarding thread on a 100,000-row log).
+  // Counted again when the filters change, when a page's worth of rows came live (the list's length
+  // stops at LIVE_ROWS_KEPT) and once when Airlock is back (requests ran unseen); not for the pages
+  // read from the log, which the counts held already. By the store's filters: keyed by the form's, a
+  // new search was counted with the last list's count and again once the list started over; keyed by
+  // the rows taken in since the last reset, the first page of a list and each older page counted them
+  // again, and a return counted them only past 200 rows (each read 1-2 s of the proxy's forwarding
+  // thread on a 100,000-row log).
   const listFilters = snapshot.filters;
-  const facets = useAsync(() => api.requestFacets(listFilters), `${JSON.stringify(listFilters)}:${Math.floor(snapshot.rowsAdded / 200)}`);
+  const facets = useAsync(
+    () => api.requestFacets(listFilters),
+    `${JSON.stringify(listFilters)}:${Math.floor(snapshot.rowsCameLive / 200)}`,
+    { readAgainWhenBack: true },
+  );
   const showRows = useCallback((rows: number) => store.showRows(rows), [store]);
   // Off the Live screen the list shows nothing: only the newest rows are kept.
   useEffect(() => () => showRows(0), [showRows]);

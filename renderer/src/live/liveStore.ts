@@ -32,9 +32,12 @@ export interface LiveSnapshot {
   listVersion: number;
   /** Rows older than the last one were dropped (LIVE_ROWS_KEPT): the log has them, the next page starts there. */
   olderRowsMoved: boolean;
-  /** Rows taken in since the last reset, live or paged; it only grows, while the list itself stays bounded. */
-  rowsAdded: number;
-  /** The filters of the last reset: `rowsAdded` counts rows of these. */
+  /**
+   * Rows that came live (of the filters then), across resets; it only grows, while the list itself
+   * stays bounded. Not rows read from the log's pages: the log's figures held those already.
+   */
+  rowsCameLive: number;
+  /** The filters of the last reset. */
   filters: RequestFilters;
 }
 
@@ -49,7 +52,7 @@ export class LiveStore {
   private version = 0;
   private listVersion = 0;
   private olderRowsMoved = false;
-  private rowsAdded = 0;
+  private rowsCameLive = 0;
   /** How deep the list shows (rows from the top, Infinity while End heads for the oldest): those rows are not dropped. */
   private rowsShown = 0;
   /** Times rows were dropped: a page asked for before a drop would leave a gap (see `drops`). */
@@ -63,7 +66,7 @@ export class LiveStore {
     version: 0,
     listVersion: 0,
     olderRowsMoved: false,
-    rowsAdded: 0,
+    rowsCameLive: 0,
     filters: this.filters,
   };
   private readonly listeners = new Set<() => void>();
@@ -98,7 +101,6 @@ export class LiveStore {
     this.order = [];
     this.updatesBeforePage = textsSoFar;
     this.olderRowsMoved = false;
-    this.rowsAdded = 0;
     this.rowsShown = 0;
     this.version += 1;
     this.listVersion += 1;
@@ -163,8 +165,10 @@ export class LiveStore {
       }
       if (!existing && !matchesFilters(next, this.filters)) continue;
       this.rows.set(next.id, next);
-      if (!existing) this.insert(next);
-      else if (Object.keys(update.fields).length > 0) this.listVersion += 1;
+      if (!existing) {
+        this.insert(next);
+        this.rowsCameLive += 1;
+      } else if (Object.keys(update.fields).length > 0) this.listVersion += 1;
       this.version += 1;
     }
     if (this.order.length > rowsBefore) this.dropOlderRows();
@@ -190,7 +194,6 @@ export class LiveStore {
 
   private insert(row: LiveRow): void {
     this.order.splice(insertionIndex(this.order, this.rows, row.startedAtMs), 0, row.id);
-    this.rowsAdded += 1;
     this.listVersion += 1;
   }
 
@@ -227,7 +230,7 @@ export class LiveStore {
       version: this.version,
       listVersion: this.listVersion,
       olderRowsMoved: this.olderRowsMoved,
-      rowsAdded: this.rowsAdded,
+      rowsCameLive: this.rowsCameLive,
       filters: this.filters,
     };
     for (const listener of this.listeners) listener();

@@ -1,11 +1,13 @@
-import { useState } from 'react';
+import { useRef, useState } from 'react';
 import type { CapabilityBadge, ModelListResponse, ModelRow } from '../../../proxy/contracts/models.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { CopyButton } from '../common/CopyButton.tsx';
 import { formatDuration, formatPercent, formatTimestamp } from '../common/format.ts';
 import { Empty, ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
+import { useSwitchCount } from '../common/useWhenBack.ts';
 import { ErrorExplanationView } from '../detail/ErrorExplanationView.tsx';
+import { BusyButton } from '../common/BusyButton.tsx';
 
 const CAPABILITY_LABELS: Record<CapabilityBadge['capability'], string> = {
   chat: 'chat',
@@ -70,12 +72,31 @@ function EmptyList({ list }: { list: ModelListResponse }) {
   );
 }
 
-export function ModelsScreen() {
+/**
+ * `activeProfileId`: the status's (undefined until it is in). The list is the active profile's, so a
+ * switch (from the tray too) reads it again; its figures are summed from the log, so a return of
+ * Airlock does too.
+ */
+export function ModelsScreen({ activeProfileId }: { activeProfileId: string | null | undefined }) {
   const api = useApi();
   const [refreshCount, setRefreshCount] = useState(0);
   const [search, setSearch] = useState('');
   const [checking, setChecking] = useState<string | null>(null);
-  const list = useAsync(() => api.models(refreshCount > 0), String(refreshCount));
+  const switches = useSwitchCount(activeProfileId);
+  // A press of Refresh asks the gateway once: the reads after it (Airlock back, a profile switched, a Check) take the
+  // list it cached, where asking again by the press's count sent the gateway a GET /models at each of them.
+  const refreshedCount = useRef(0);
+  const list = useAsync(
+    () => {
+      const asked = refreshCount;
+      return api.models(asked > refreshedCount.current).then((answer) => {
+        refreshedCount.current = Math.max(refreshedCount.current, asked);
+        return answer;
+      });
+    },
+    `${refreshCount}:${switches}`,
+    { readAgainWhenBack: true },
+  );
 
   const check = async (model: string) => {
     setChecking(model);
@@ -140,9 +161,9 @@ export function ModelsScreen() {
                       <td>{formatDuration(row.stats?.p50TtfbMs ?? null)}</td>
                       <td>
                         <Badges badges={row.capabilities} />{' '}
-                        <button type="button" disabled={checking !== null} onClick={() => void check(row.id)}>
+                        <BusyButton busy={checking !== null} onPress={() => void check(row.id)}>
                           {checking === row.id ? 'Checking…' : 'Check'}
-                        </button>
+                        </BusyButton>
                       </td>
                     </tr>
                   ))}

@@ -4,6 +4,7 @@ import { useApi } from '../api/ApiContext.tsx';
 import { ConfirmChoice } from '../common/ConfirmChoice.tsx';
 import { FormError } from '../common/StateViews.tsx';
 import { useSaveAction } from '../common/useSaveAction.ts';
+import { BusyButton, SubmitButton } from '../common/BusyButton.tsx';
 
 function describeKey(status: KeyStatus): string {
   if (status.unread)
@@ -60,7 +61,7 @@ export function KeyField({
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          if (draft.trim() !== '') void run(() => api.setKey(profileId, draft));
+          if (!busy && draft.trim() !== '') void run(() => api.setKey(profileId, draft));
         }}
       >
         <label>
@@ -74,9 +75,9 @@ export function KeyField({
             onChange={(event) => setDraft(event.target.value)}
           />
         </label>
-        <button type="submit" disabled={busy || draft.trim() === ''}>
+        <SubmitButton busy={busy} nothingToDo={draft.trim() === ''}>
           Save key
-        </button>
+        </SubmitButton>
         {status.set &&
           (confirmingRemove ? (
             <ConfirmChoice
@@ -92,9 +93,9 @@ export function KeyField({
               }}
             />
           ) : (
-            <button type="button" ref={removeButton} disabled={busy} onClick={() => setConfirmingRemove(true)}>
+            <BusyButton ref={removeButton} busy={busy} onPress={() => setConfirmingRemove(true)}>
               Remove key
-            </button>
+            </BusyButton>
           ))}
       </form>
       <FormError message={error} />

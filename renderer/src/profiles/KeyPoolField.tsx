@@ -5,6 +5,7 @@ import { useApi } from '../api/ApiContext.tsx';
 import { formatTimestamp } from '../common/format.ts';
 import { FormError } from '../common/StateViews.tsx';
 import { ConfirmChoice } from '../common/ConfirmChoice.tsx';
+import { BusyButton, SubmitButton } from '../common/BusyButton.tsx';
 
 /** What the gateway last said of a key, in words: the user sees why a key is left out and until when. */
 export function describePoolKeyState(state: PoolKeyState): string {
@@ -52,20 +53,21 @@ function PoolKeyRow({
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          if (label.trim() !== '' && label !== entry.label) act('label', label);
+          if (!busy && label.trim() !== '' && label !== entry.label) act('label', label);
         }}
       >
         <label>
           Label
           <input value={label} maxLength={60} onChange={(event) => setLabel(event.target.value)} />
         </label>
-        <button type="submit" disabled={busy || label.trim() === '' || label === entry.label}>
+        <SubmitButton busy={busy} nothingToDo={label.trim() === '' || label === entry.label}>
           Rename
-        </button>
+        </SubmitButton>
       </form>
       <form
         onSubmit={(event) => {
           event.preventDefault();
+          if (busy) return;
           if (secret.trim() !== '') act('secret', secret);
           setSecret('');
         }}
@@ -74,9 +76,9 @@ function PoolKeyRow({
           Replace key
           <input type="password" autoComplete="off" spellCheck={false} value={secret} onChange={(event) => setSecret(event.target.value)} />
         </label>
-        <button type="submit" disabled={busy || secret.trim() === ''}>
+        <SubmitButton busy={busy} nothingToDo={secret.trim() === ''}>
           Save key
-        </button>
+        </SubmitButton>
         {confirmingRemove ? (
           <ConfirmChoice
             question={`Remove ${entry.label} from the pool?`}
@@ -94,9 +96,9 @@ function PoolKeyRow({
             }}
           />
         ) : (
-          <button type="button" ref={removeButton} disabled={busy} onClick={() => setConfirmingRemove(true)}>
+          <BusyButton ref={removeButton} busy={busy} onPress={() => setConfirmingRemove(true)}>
             Remove from pool
-          </button>
+          </BusyButton>
         )}
       </form>
     </li>
@@ -118,6 +120,7 @@ export function KeyPoolField({ view, onChanged }: { view: ProfileView; onChanged
   const pool = useRef<HTMLFieldSetElement>(null);
 
   const run = async (action: () => Promise<unknown>, then?: () => void) => {
+    if (busy) return;
     setBusy(true);
     setError(null);
     try {
@@ -158,7 +161,7 @@ export function KeyPoolField({ view, onChanged }: { view: ProfileView; onChanged
       <form
         onSubmit={(event) => {
           event.preventDefault();
-          if (key.trim() === '') return;
+          if (busy || key.trim() === '') return;
           void run(
             () => api.addPoolKey(id, { key, ...(label.trim() ? { label } : {}) }),
             () => {
@@ -176,9 +179,9 @@ export function KeyPoolField({ view, onChanged }: { view: ProfileView; onChanged
           New key
           <input type="password" autoComplete="off" spellCheck={false} value={key} onChange={(event) => setKey(event.target.value)} />
         </label>
-        <button type="submit" disabled={busy || key.trim() === ''}>
+        <SubmitButton busy={busy} nothingToDo={key.trim() === ''}>
           Add key to pool
-        </button>
+        </SubmitButton>
       </form>
       <FormError message={error} />
     </fieldset>

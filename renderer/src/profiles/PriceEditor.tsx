@@ -6,6 +6,7 @@ import { useApi } from '../api/ApiContext.tsx';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
 import { DecimalInput, PriceRows } from './PriceRows.tsx';
+import { BusyButton } from '../common/BusyButton.tsx';
 
 /** The profile's price table: edit in place, or import/export as JSON or CSV. */
 export function PriceEditor({ profileId }: { profileId: string }) {
@@ -77,13 +78,15 @@ export function PriceEditor({ profileId }: { profileId: string }) {
           }}
         />
       </label>
-      <button
-        type="button"
-        disabled={draft === null || unreadable.cells || unreadable.multiplier}
-        onClick={() => void act(() => api.savePrices(profileId, draft ?? {}), 'Prices saved.')}
+      {/* Marked, not disabled, while there is nothing to save: the save drops the draft, and a focused
+          button that turned disabled sent focus to the window's top. */}
+      <BusyButton
+        busy={false}
+        nothingToDo={draft === null || unreadable.cells || unreadable.multiplier}
+        onPress={() => void act(() => api.savePrices(profileId, draft ?? {}), 'Prices saved.')}
       >
         Save prices
-      </button>
+      </BusyButton>
       <details>
         <summary>Import / export</summary>
         <label>

@@ -263,7 +263,7 @@ export function ProfileEditor({ existing, onSaved }: ProfileEditorProps) {
         </p>
       )}
       {/* Busy, not disabled: Chromium drops focus from a focused button that turns disabled. */}
-      <button type="submit" className="primary" aria-disabled={saving || undefined}>
+      <button type="submit" className="primary" aria-disabled={saving || undefined} aria-busy={saving || undefined}>
         {existing ? 'Save profile' : 'Add profile'}
       </button>
     </form>

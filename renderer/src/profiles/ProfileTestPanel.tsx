@@ -50,7 +50,7 @@ export function ProfileTestPanel({ profileId }: { profileId: string }) {
           ))}
         </datalist>
         {/* Busy, not disabled: Chromium drops focus from a focused button that turns disabled. */}
-        <button type="submit" aria-disabled={running || undefined}>
+        <button type="submit" aria-disabled={running || undefined} aria-busy={running || undefined}>
           {running ? 'Testing…' : 'Test'}
         </button>
       </form>

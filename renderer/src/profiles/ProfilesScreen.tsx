@@ -3,6 +3,7 @@ import type { ProfileView } from '../../../proxy/contracts/profileViews.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { Empty, ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
+import { useSwitchCount } from '../common/useWhenBack.ts';
 import { ProfileDetail } from './ProfileDetail.tsx';
 import { ProfileEditor } from './ProfileEditor.tsx';
 
@@ -13,9 +14,21 @@ type Selection = { kind: 'none' } | { kind: 'new' } | { kind: 'profile'; id: str
  * `keychainProblem`: the status's keychain alarm. When it comes, changes or goes (the keychain
  * answered and the keys were read again), the list is read again: its keys and note follow.
  */
-export function ProfilesScreen({ onChanged, keychainProblem }: { onChanged: () => void; keychainProblem: string | null }) {
+export function ProfilesScreen({
+  onChanged,
+  keychainProblem,
+  activeProfileId,
+}: {
+  onChanged: () => void;
+  keychainProblem: string | null;
+  /** The status's: a switch from the tray moves the "active" mark and Make active. */
+  activeProfileId: string | null | undefined;
+}) {
   const api = useApi();
-  const list = useAsync(() => api.profiles(), `profiles:${keychainProblem ?? ''}`);
+  const switches = useSwitchCount(activeProfileId);
+  // A pooled key's state (rate limited, rejected) is the proxy's, kept in memory: a restarted one holds
+  // others, so the list is read again when the window gets Airlock back.
+  const list = useAsync(() => api.profiles(), `profiles:${keychainProblem ?? ''}:${switches}`, { readAgainWhenBack: true });
   const [selection, setSelection] = useState<Selection>({ kind: 'none' });
   const listHeading = useRef<HTMLHeadingElement>(null);
 

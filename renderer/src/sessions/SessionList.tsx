@@ -6,13 +6,15 @@ import { sessionHash } from '../common/useHashRoute.ts';
 import { shortSessionId } from '../live/RequestRow.tsx';
 import { sessionCost, sessionSource } from './sessionFormat.ts';
 import { usePages } from './usePages.ts';
+import { BusyButton } from '../common/BusyButton.tsx';
 
 const sessionsOf = (page: AgentSessionPage): AgentSessionSummary[] => page.items;
 
 /** Agents' sessions, newest activity first, a page at a time. */
 export function SessionList() {
   const api = useApi();
-  const pages = usePages((cursor) => api.agentSessions(cursor), sessionsOf, 'sessions');
+  // Turns, credits and errors are summed from the log: read again when the window gets Airlock back.
+  const pages = usePages((cursor) => api.agentSessions(cursor), sessionsOf, 'sessions', { readAgainWhenBack: true });
   if (pages.first === null) {
     if (pages.error) return <ErrorState error={pages.error} onRetry={pages.reload} />;
     return <Loading what="sessions" />;
@@ -65,9 +67,9 @@ export function SessionList() {
         </table>
       )}
       {pages.hasMore && (
-        <button type="button" onClick={pages.loadMore} disabled={pages.loading}>
+        <BusyButton busy={pages.loading} onPress={pages.loadMore}>
           {pages.loading ? 'Loading…' : 'Show older sessions'}
-        </button>
+        </BusyButton>
       )}
       {pages.error && <ErrorState error={pages.error} onRetry={pages.loadMore} />}
     </div>

@@ -22,7 +22,8 @@ const turnsOf = (page: AgentSessionTimeline): SessionTurn[] => page.turns;
  */
 export function SessionTimeline({ sessionId }: { sessionId: string }) {
   const api = useApi();
-  const pages = usePages((cursor) => api.agentSession(sessionId, cursor), turnsOf, sessionId);
+  // Turns that ended while the window was away, and the heading's sums, come with a read from the first page.
+  const pages = usePages((cursor) => api.agentSession(sessionId, cursor), turnsOf, sessionId, { readAgainWhenBack: true });
   const scrollRef = useRef<HTMLElement>(null);
   const turns = pages.items;
   const virtualizer = useVirtualizer({

@@ -1,5 +1,5 @@
-import { useCallback, useContext, useEffect, useRef, useState } from 'react';
-import { ReconnectContext } from '../common/ScreenBoundary.tsx';
+import { useCallback, useEffect, useRef, useState } from 'react';
+import { useWhenBack } from '../common/useWhenBack.ts';
 
 export interface Pages<P, T> {
   /** The first page as loaded (its heading fields: a session's figures). */
@@ -15,12 +15,14 @@ export interface Pages<P, T> {
 
 /**
  * Pages loaded one after another by cursor and kept in order; a new `key` starts over. A page
- * that arrives after the key changed is dropped. A failed load runs again when the proxy is back.
+ * that arrives after the key changed is dropped. When the proxy is back, a failed load runs again,
+ * and with `readAgainWhenBack` (pages of figures summed from the log) the first page is read again, once.
  */
 export function usePages<P extends { nextCursor: string | null }, T>(
   load: (cursor: string | null) => Promise<P>,
   itemsOf: (page: P) => T[],
   key: string,
+  options: { readAgainWhenBack?: boolean } = {},
 ): Pages<P, T> {
   const [state, setState] = useState<{ first: P | null; items: T[]; cursor: string | null; error: Error | null; loading: boolean }>({
     first: null,
@@ -66,13 +68,11 @@ export function usePages<P extends { nextCursor: string | null }, T>(
   }, [key, fetchPage]);
 
   const reload = useCallback(() => fetchPage(null, true), [fetchPage]);
-  const reconnects = useContext(ReconnectContext);
-  const failed = useRef(false);
-  failed.current = state.error !== null;
-  // biome-ignore lint/correctness/useExhaustiveDependencies: `reconnects` is not read; a new value means the proxy is back
-  useEffect(() => {
-    if (failed.current) reload();
-  }, [reconnects, reload]);
+  const failed = state.error !== null;
+  const readAgainWhenBack = options.readAgainWhenBack === true;
+  useWhenBack((returned) => {
+    if (failed || (readAgainWhenBack && returned)) reload();
+  });
 
   const cursor = state.cursor;
   const loadMore = useCallback(() => {

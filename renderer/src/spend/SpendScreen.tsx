@@ -1,11 +1,10 @@
-import { useContext, useState } from 'react';
+import { useState } from 'react';
 import type { MoneyAmount } from '../../../proxy/contracts/status.ts';
 import type { SpendRange } from '../../../proxy/contracts/spend.ts';
 import { useApi } from '../api/ApiContext.tsx';
 import { formatCredits, formatMoney } from '../common/format.ts';
 import { ErrorState, Loading } from '../common/StateViews.tsx';
 import { useAsync } from '../common/useAsync.ts';
-import { ReconnectContext } from '../common/ScreenBoundary.tsx';
 import { ExportButtons } from '../export/ExportButtons.tsx';
 import { GatewayChargeByDay } from './GatewayCharges.tsx';
 import { SpendChart } from './SpendChart.tsx';
@@ -41,9 +40,8 @@ function TotalCard({ title, amount }: { title: string; amount: MoneyAmount }) {
 export function SpendScreen({ spentTodayCredits }: { spentTodayCredits: number | null }) {
   const api = useApi();
   const [range, setRange] = useState<SpendRange>('today');
-  const reconnects = useContext(ReconnectContext);
-  // The figures shown stay until the new ones come (useAsync keeps a ready value while it reloads).
-  const spend = useAsync(() => api.spend(range), `${range}:${reconnects}`);
+  // Read again, once, when the window gets Airlock back; the figures shown stay until the new ones come.
+  const spend = useAsync(() => api.spend(range), range, { readAgainWhenBack: true });
   // Both sum the log from the start of the local day (control/status.ts, control/spend.ts): a status
   // that differs has seen requests end since the figures were read.
   const behind = spend.kind === 'ready' && spentTodayCredits !== null && spentTodayCredits !== spend.value.totals.today.credits;

@@ -1,4 +1,4 @@
-import { useState } from 'react';
+import { useEffect, useState } from 'react';
 import type { StatusResponse } from '../../../proxy/contracts/status.ts';
 import { formatCredits, formatMoney, formatTimestamp, showInvisible } from '../common/format.ts';
 
@@ -23,8 +23,49 @@ function useLostAtMs(connected: boolean): number | null {
 
 const CLOCK = { hour: '2-digit', minute: '2-digit', hourCycle: 'h23' } as const;
 
+/** How often a window without Airlock looks whether the local day turned (a timer to midnight runs late after a laptop's sleep). */
+const DAY_CHECK_MS = 60_000;
+
+/** The local day now, kept current while `watching`: the render after midnight says the figures are the day before's. */
+function useLocalDay(watching: boolean): string {
+  const [day, setDay] = useState(() => new Date().toDateString());
+  useEffect(() => {
+    if (!watching) return undefined;
+    const check = () => setDay(new Date().toDateString());
+    check();
+    const timer = setInterval(check, DAY_CHECK_MS);
+    // A window brought back after a night in the tray is looked at before its next tick.
+    document.addEventListener('visibilitychange', check);
+    return () => {
+      clearInterval(timer);
+      document.removeEventListener('visibilitychange', check);
+    };
+  }, [watching]);
+  return day;
+}
+
+/**
+ * What today's spend is labelled while Airlock is unreachable: "Today (as of 14:05)", and once the
+ * local day turned, the day it was as of, in the locale's words ("Sat, 28 Nov (as of 23:10)"): it
+ * is that day's spend, not today's.
+ */
+function spendLabelAsOf(lostAtMs: number, today: string): string {
+  const lostAt = new Date(lostAtMs);
+  const time = lostAt.toLocaleTimeString(undefined, CLOCK);
+  if (lostAt.toDateString() === today) return `Today (as of ${time})`;
+  const sameYear = lostAt.getFullYear() === new Date(today).getFullYear();
+  const day = lostAt.toLocaleDateString(undefined, {
+    weekday: 'short',
+    day: 'numeric',
+    month: 'short',
+    ...(sameYear ? {} : { year: 'numeric' }),
+  });
+  return `${day} (as of ${time})`;
+}
+
 export function StatusBar({ status, connected, onTogglePause, onResumeClient, onDismissNotice }: StatusBarProps) {
   const lostAtMs = useLostAtMs(connected);
+  const today = useLocalDay(lostAtMs !== null);
   if (!status) {
     return (
       <footer className="status-bar" role="status">
@@ -56,9 +97,8 @@ export function StatusBar({ status, connected, onTogglePause, onResumeClient, on
       <span className="status-item">
         {/* Without the proxy, today's spend is what it was when the window lost it, and said so: requests
             may run on (the proxy restarted) or the stop ended those in flight. */}
-        {lostAtMs === null ? 'Today' : `Today (as of ${new Date(lostAtMs).toLocaleTimeString(undefined, CLOCK)})`}:{' '}
-        <strong>{formatCredits(status.todaySpend.credits)} credits</strong> ({formatMoney(status.todaySpend.cny, 'CNY')}, ≈
-        {formatMoney(status.todaySpend.usdApprox, 'USD')})
+        {lostAtMs === null ? 'Today' : spendLabelAsOf(lostAtMs, today)}: <strong>{formatCredits(status.todaySpend.credits)} credits</strong>{' '}
+        ({formatMoney(status.todaySpend.cny, 'CNY')}, ≈{formatMoney(status.todaySpend.usdApprox, 'USD')})
       </span>
       <span className="status-item">
         {lostAtMs === null ? `${status.inFlight} in flight` : 'in flight: not known while Airlock is unreachable'}

@@ -44,6 +44,10 @@ describe('TranslationThread', () => {
       ok: false,
       message: expect.stringContaining('not valid JSON'),
     });
+    // A key pasted unquoted: V8's message quoted its first ten characters, which no mask of the whole key finds.
+    const pasted = Buffer.from(`{"model":"m","api_key": ${SENTINEL_KEY}}`);
+    const refused = await thread.translate('messages', [pasted], pasted.length, 'm');
+    expect(refused).toEqual({ ok: false, message: 'the request body is not valid JSON (invalid symbol at line 1, column 25)' });
     const invalid = chunked({ model: 'm', messages: 'not a list' });
     await expect(thread.translate('messages', invalid.chunks, invalid.byteLength, 'm')).resolves.toMatchObject({
       ok: false,

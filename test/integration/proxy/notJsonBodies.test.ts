@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { rawRequest } from '../../support/http.ts';
+import { JSON_HEADERS, rawRequest } from '../../support/http.ts';
+import { SENTINEL_KEY } from '../../support/sentinel.ts';
 import { startHarness, type Harness } from '../../support/proxyHarness.ts';
 
 /**
@@ -87,5 +88,24 @@ describe('a model API sent a body that is not a JSON object', () => {
     const response = await rawRequest(`${harness.proxy.url}/v1/batches/batch_1/cancel`, { method: 'POST', headers: {}, body: '' });
     expect(response.status).toBe(200);
     expect(harness.simulator.received).toHaveLength(1);
+  });
+});
+
+describe('a body that is not valid JSON, the gateway key where it breaks', () => {
+  /** Every run of six characters of the key: a part that no mask of the whole key finds in the row. */
+  const keyParts = Array.from({ length: SENTINEL_KEY.length - 5 }, (_, at) => SENTINEL_KEY.slice(at, at + 6));
+
+  it.each([
+    // A config template filled in by hand, the key pasted where a string was due: V8 quoted the ten characters from the break on.
+    ['unquoted', `{"model":"gpt-4o-mini","api_key": ${SENTINEL_KEY}}`, 'invalid symbol at line 1, column 35'],
+    // A stray character after it: V8 quoted the ten before the break.
+    ['before a stray character', `{"model":"gpt-4o-mini","stop":["${SENTINEL_KEY}",x]}`, 'invalid symbol at line 1, column 87'],
+  ])('%s: the refusal the row keeps says what broke and where, and quotes none of it', async (_case, body, says) => {
+    const ended = harness.nextEnd();
+    const response = await rawRequest(`${harness.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body });
+    expect(response.status).toBe(400);
+    const { errorMessage } = await ended;
+    expect(errorMessage).toContain(`the request body is not valid JSON (${says})`);
+    expect(keyParts.filter((part) => errorMessage?.includes(part))).toEqual([]);
   });
 });

@@ -123,3 +123,30 @@ describe('a request longer than the log keeps of a body, the key the user pasted
     }
   });
 });
+
+describe('a request refused as not valid JSON, longer than the log keeps, the key where the cut falls', () => {
+  it('its row keeps the start, cut and marked so, with none of the key', async () => {
+    const captureLimitBytes = 16 * 1024;
+    const small = await startHarness({ apiKey: HEX_KEY, captureLimitBytes });
+    try {
+      for (const keyCharsKept of [4, 16, 30]) {
+        // No `stream` member: the body is read whole before it is planned (earlyForward.ts), and refused then.
+        const wrap = (inner: string): string => `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"${inner}"}],, oops`;
+        const innerAt = wrap('(inner)').indexOf('(inner)');
+        const body = `${wrap(`${'x'.repeat(captureLimitBytes - keyCharsKept - innerAt)}${HEX_KEY}`)}${' '.repeat(captureLimitBytes)}`;
+        const ended = small.nextEnd();
+        const response = await rawRequest(`${small.proxy.url}/v1/chat/completions`, { method: 'POST', headers: JSON_HEADERS, body });
+        const end = await ended;
+        expect(response.status).toBe(400);
+        expect(small.simulator.received).toHaveLength(0);
+        expect(end.bodies.requestBodyTruncated).toBe(true);
+        const logged = end.bodies.requestBody?.toString('utf8') ?? '';
+        expect(logged.startsWith('{"model":"gpt-4o-mini","messages":[{"role":"user","content":"xxx')).toBe(true);
+        expect(Buffer.byteLength(logged)).toBeLessThanOrEqual(captureLimitBytes);
+        expect(logged).not.toContain(HEX_KEY.slice(0, 4));
+      }
+    } finally {
+      await small.close();
+    }
+  });
+});

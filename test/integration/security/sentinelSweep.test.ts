@@ -189,6 +189,39 @@ async function callsWithEscapedEchoes(): Promise<void> {
 }
 
 /**
+ * Bodies refused before the gateway as not valid JSON, which the log keeps for their detail: the key
+ * pasted in each form and escaped as JSON would write it, one of them sent in two writes cut inside
+ * the key. Returns the id of the last, to check that its body was kept at all.
+ */
+async function refusedBrokenBodies(pasted: string): Promise<string> {
+  const broken = (content: string): string => `{"model":"gpt-4o-mini","messages":[{"role":"user","content":"${content}"}],, oops`;
+  for (const content of [pasted, `json-escaped ${escapedKeys.jsonEvery}`]) {
+    await call('/v1/chat/completions', { method: 'POST', body: broken(content) });
+  }
+  const body = broken(`split ${SENTINEL_KEY}`);
+  const cutAt = body.indexOf(SENTINEL_KEY) + Math.floor(SENTINEL_KEY.length / 2);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${airlock.proxy.url}/v1/messages`,
+      { method: 'POST', headers: { authorization: `Bearer ${token}`, ...JSON_HEADERS, 'transfer-encoding': 'chunked' } },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          text += chunk;
+        });
+        res.on('end', () => {
+          seen.push({ where: 'client body of a split broken body', text });
+          resolve(String(res.headers['x-airlock-request-id']));
+        });
+      },
+    );
+    req.on('error', reject);
+    req.write(body.slice(0, cutAt), () => req.end(body.slice(cutAt)));
+  });
+}
+
+/**
  * What a client receives is checked whole: headers, the body as sent, and for streams every text
  * it would assemble from the events. The key reaches no tool, also not when the user pasted it
  * into a prompt and the model repeats it: a tool holds only its Airlock token. Returns Airlock's id.
@@ -263,6 +296,7 @@ describe('the gateway key never leaves the keychain and the upstream header', ()
     simulator.script({ kind: 'text', path: '/files', status: 200, encoding: 'gzip', text: `notes\nkey=${SENTINEL_KEY}\n` });
     const compressedId = await call('/v1/files/file-1/content');
     await callsWithEscapedEchoes();
+    const refusedId = await refusedBrokenBodies(pasted);
     // Last, because a rejected key opens the profile's circuit breaker for the requests after it.
     simulator.script({ kind: 'status', status: 401 });
     await call('/v1/chat/completions', { method: 'POST', body: chatBody() });
@@ -295,6 +329,9 @@ describe('the gateway key never leaves the keychain and the upstream header', ()
         if (text !== undefined) seen.push({ where: `${part} body ${item.id}, assembled`, text: findSentinelInStream(text) ?? '' });
       }
     }
+    // The refused broken bodies were kept (masked), not dropped: else this sweep would prove nothing of them.
+    const refusedBody = await rawRequest(`${airlock.proxy.url}/_airlock/api/requests/${refusedId}/body/request`, { headers: control });
+    expect((JSON.parse(refusedBody.body) as { text?: string }).text).toContain('split [redacted]');
     const compressedBody = await rawRequest(`${airlock.proxy.url}/_airlock/api/requests/${compressedId}/body/response`, {
       headers: control,
     });

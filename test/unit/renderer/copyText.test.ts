@@ -71,11 +71,12 @@ describe('buildSupportInfo', () => {
 
 describe('readBodyTree', () => {
   it.each([
-    ['{"a":1}', { a: 1 }, '{\n  "a": 1\n}'],
-    ['"a string"', null, '"a string"'],
-    ['not json', null, 'not json'],
-  ])('%s', (text, json, pretty) => {
-    expect(readBodyTree(text)).toEqual({ json, pretty });
+    ['{"a":1}', { a: 1 }, '{\n  "a": 1\n}', false],
+    ['"a string"', null, '"a string"', false],
+    ['not json', null, 'not json', true],
+    ['{"model":"m",, }', null, '{"model":"m",, }', true],
+  ])('%s', (text, json, pretty, notJson) => {
+    expect(readBodyTree(text)).toEqual({ json, pretty, notJson });
   });
 });
 

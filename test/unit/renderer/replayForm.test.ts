@@ -42,7 +42,7 @@ describe('runningReplayOf', () => {
     version: 1,
     listVersion: 1,
     olderRowsMoved: false,
-    rowsAdded: rows.length,
+    rowsCameLive: rows.length,
     filters: {},
   });
 

@@ -35,7 +35,7 @@ describe('a profile whose key the keychain has not given', () => {
     };
     render(
       <ApiProvider client={clientWith({ profiles: async () => list, prices: async () => ({ prices: [], priceMultiplier: 1 }) })}>
-        <ProfilesScreen onChanged={() => undefined} keychainProblem={list.keychain.message} />
+        <ProfilesScreen activeProfileId="main" onChanged={() => undefined} keychainProblem={list.keychain.message} />
       </ApiProvider>,
     );
     const entry = await screen.findByRole('button', { name: /Main gateway/ });
@@ -72,7 +72,7 @@ describe('the Profiles screen when the keychain answers again', () => {
     const client = clientWith({ profiles: async () => (keychainAnswered ? readList : unreadList) });
     const { rerender } = render(
       <ApiProvider client={client}>
-        <ProfilesScreen onChanged={() => undefined} keychainProblem="the OS keychain did not answer within 30 s" />
+        <ProfilesScreen activeProfileId="main" onChanged={() => undefined} keychainProblem="the OS keychain did not answer within 30 s" />
       </ApiProvider>,
     );
     await screen.findByText(/key not read/);
@@ -80,7 +80,7 @@ describe('the Profiles screen when the keychain answers again', () => {
     keychainAnswered = true;
     rerender(
       <ApiProvider client={client}>
-        <ProfilesScreen onChanged={() => undefined} keychainProblem={null} />
+        <ProfilesScreen activeProfileId="main" onChanged={() => undefined} keychainProblem={null} />
       </ApiProvider>,
     );
     await waitFor(() => expect(screen.queryByText(/key not read/)).toBeNull());

@@ -13,9 +13,17 @@ const NPM_RUN = { npm_lifecycle_event: 'serve' };
 /** A watch over a parent id the test moves; `stopped` counts the calls to onParentGone. */
 function watched(env: NodeJS.ProcessEnv, parentPidAtStart = 4242) {
   let parentPid = parentPidAtStart;
-  const result = { stopped: 0, setParent: (pid: number) => (parentPid = pid), unwatch: () => undefined as void };
-  result.unwatch = watchNpmParent({ env, parentPidAtStart, parentPid: () => parentPid, onParentGone: () => (result.stopped += 1) });
-  return result;
+  let stopped = 0;
+  const unwatch = watchNpmParent({ env, parentPidAtStart, parentPid: () => parentPid, onParentGone: () => (stopped += 1) });
+  return {
+    get stopped() {
+      return stopped;
+    },
+    setParent: (pid: number) => {
+      parentPid = pid;
+    },
+    unwatch,
+  };
 }
 
 describe('startedByNpm', () => {

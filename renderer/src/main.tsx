@@ -5,6 +5,7 @@ import { ApiProvider } from './api/ApiContext.tsx';
 import { createControlClient } from './api/client.ts';
 import { App } from './App.tsx';
 import './styles.css';
+import './sessionsAndReplay.css';
 
 declare global {
   interface Window {

@@ -36,8 +36,7 @@ import { lockDataDir, type DataDirLock } from './dataDirLock.ts';
 import { asDataDirError } from './dataDir.ts';
 import { followTraceExport } from './export/traceExport.ts';
 import { makeDataDirPrivate } from './privateDataDir.ts';
-import type { NoticeBoard } from './noticeBoard.ts';
-import { requestLogFailureCause, requestLogNoticeKind } from './noticeBoard.ts';
+import { requestLogFailureCause, requestLogNoticeKind, type NoticeBoard } from './noticeBoard.ts';
 import { runNotices } from './runNotices.ts';
 import { followOsTimeZone } from './osZoneFollow.ts';
 import { type CommandHint, commandHint, shellOf } from '../contracts/cli.ts';
@@ -95,12 +94,14 @@ export interface Airlock {
   stop(options?: { drainMs?: number }): Promise<StopReport>;
 }
 
-function spendScopes(config: ConfigSource): SpendScope[] {
+function seedLedger(ledger: SpendLedger, config: ConfigSource, log: RequestLog): void {
   const snapshot = config.snapshot();
-  return [
+  const scopes = [
     ...snapshot.profiles.map((profile): SpendScope => ({ kind: 'profile', profileId: profile.id })),
     ...snapshot.clientTokens.map((token): SpendScope => ({ kind: 'client', clientName: token.name })),
   ];
+  const spentSince = spentSinceFromLog((query) => log.spendSince(query));
+  ledger.seed(scopes, spentSince, Date.now());
 }
 
 /**
@@ -237,12 +238,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
         onError,
         onRecordingChange: (message) => console.error(`[airlock] request log: ${message}`),
       }),
-    seed: (opening) =>
-      ledger.seed(
-        spendScopes(config),
-        spentSinceFromLog((query) => opening.spendSince(query)),
-        Date.now(),
-      ),
+    seed: (opening) => seedLedger(ledger, config, opening),
     tellFailure: (error) => tell(requestLogNoticeKind(error), requestLogFailureCause(error)),
     notices: noticeBoard,
   });

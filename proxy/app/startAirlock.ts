@@ -9,7 +9,8 @@ import { createTargetResolver } from './targetResolver.ts';
 import { burstGuardOptionsFrom } from '../spend/burstGuard.ts';
 import { createSpendGate, type SpendGateControl } from '../spend/spendGate.ts';
 import { KeyPools } from '../spend/keyPool.ts';
-import { SpendLedger, spentSinceFromLog, type SpendScope } from '../spend/spendLedger.ts';
+import { SpendLedger } from '../spend/spendLedger.ts';
+import { seedLedger, seedScopesAddedLater } from './ledgerScopes.ts';
 import { createCapabilityService, type CapabilityService } from './capabilities/capabilityService.ts';
 import { keepReasoningEffortRefusals } from './capabilities/reasoningEffortFile.ts';
 import { keepMaxTokensRefusals } from './capabilities/maxTokensFile.ts';
@@ -92,16 +93,6 @@ export interface Airlock {
   logRecovery: LogRecoveryReport | null;
   /** Stops the proxy (see ProxyHandle.stop), then writes every row still queued and closes the log; once, however often called. */
   stop(options?: { drainMs?: number }): Promise<StopReport>;
-}
-
-function seedLedger(ledger: SpendLedger, config: ConfigSource, log: RequestLog): void {
-  const snapshot = config.snapshot();
-  const scopes = [
-    ...snapshot.profiles.map((profile): SpendScope => ({ kind: 'profile', profileId: profile.id })),
-    ...snapshot.clientTokens.map((token): SpendScope => ({ kind: 'client', clientName: token.name })),
-  ];
-  const spentSince = spentSinceFromLog((query) => log.spendSince(query));
-  ledger.seed(scopes, spentSince, Date.now());
 }
 
 /**
@@ -247,6 +238,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   notice('log_start', opened.startNotice);
   notice('log_newer', opened.newerLogNotice);
   const stopFollowingZone = followOsTimeZone(ledger, log);
+  const stopSeedingAdded = seedScopesAddedLater(ledger, config, log);
   const spendGate = createSpendGate({
     ledger,
     ledgerGap: (nowMs) => log.ledgerGap(nowMs),
@@ -315,6 +307,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   /** Ends what this start began around the server, whether the server started or failed to. */
   const stopServices = async (): Promise<void> => {
     stopFollowingZone();
+    stopSeedingAdded();
     control.close();
     following.stop();
     stopKeychainNews();

@@ -77,6 +77,12 @@ export class SpendLedger {
     }
   }
 
+  /** Seeds only the scopes it holds no totals for yet: the others count this run's spend, which the log may not have written yet. */
+  seedNew(scopes: readonly SpendScope[], spentSince: SpentSince, nowMs: number): void {
+    const added = scopes.filter((scope) => !this.#totals.has(scopeKey(scope)));
+    if (added.length > 0) this.seed(added, spentSince, nowMs);
+  }
+
   /** The client is charged the whole cost; each profile its own part of it (a fallback's left runs, the rest the answering one's). */
   record(spend: SpendRecord): void {
     const credits = spend.costCredits ?? 0;

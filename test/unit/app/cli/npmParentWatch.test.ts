@@ -13,7 +13,7 @@ const NPM_RUN = { npm_lifecycle_event: 'serve' };
 /** A watch over a parent id the test moves; `stopped` counts the calls to onParentGone. */
 function watched(env: NodeJS.ProcessEnv, parentPidAtStart = 4242) {
   let parentPid = parentPidAtStart;
-  const result = { stopped: 0, setParent: (pid: number) => (parentPid = pid), unwatch: () => undefined as void };
+  const result = { stopped: 0, setParent: (pid: number) => (parentPid = pid), unwatch: (): void => undefined };
   result.unwatch = watchNpmParent({ env, parentPidAtStart, parentPid: () => parentPid, onParentGone: () => (result.stopped += 1) });
   return result;
 }

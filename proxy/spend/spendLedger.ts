@@ -5,8 +5,9 @@ import type { SpendSinceQuery } from '../contracts/log.ts';
 
 /**
  * Running credit totals per profile and per client token for the current local day and month,
- * kept in memory so the spend gate decides without I/O. Seeded once from the log at start;
- * afterwards every ended request is recorded here as well as in the log.
+ * kept in memory so the spend gate decides without I/O. Seeded from the log at start, and for a
+ * scope added later (app/ledgerScopes.ts); afterwards every ended request is recorded here as well
+ * as in the log.
  */
 export type SpendScope = { kind: 'profile'; profileId: string } | { kind: 'client'; clientName: string };
 

@@ -9,7 +9,8 @@ import { createTargetResolver } from './targetResolver.ts';
 import { burstGuardOptionsFrom } from '../spend/burstGuard.ts';
 import { createSpendGate, type SpendGateControl } from '../spend/spendGate.ts';
 import { KeyPools } from '../spend/keyPool.ts';
-import { SpendLedger, spentSinceFromLog, type SpendScope } from '../spend/spendLedger.ts';
+import { SpendLedger } from '../spend/spendLedger.ts';
+import { seedLedger, seedScopesAddedLater } from './ledgerScopes.ts';
 import { createCapabilityService, type CapabilityService } from './capabilities/capabilityService.ts';
 import { keepReasoningEffortRefusals } from './capabilities/reasoningEffortFile.ts';
 import { keepMaxTokensRefusals } from './capabilities/maxTokensFile.ts';
@@ -36,8 +37,7 @@ import { lockDataDir, type DataDirLock } from './dataDirLock.ts';
 import { asDataDirError } from './dataDir.ts';
 import { followTraceExport } from './export/traceExport.ts';
 import { makeDataDirPrivate } from './privateDataDir.ts';
-import type { NoticeBoard } from './noticeBoard.ts';
-import { requestLogFailureCause, requestLogNoticeKind } from './noticeBoard.ts';
+import { requestLogFailureCause, requestLogNoticeKind, type NoticeBoard } from './noticeBoard.ts';
 import { runNotices } from './runNotices.ts';
 import { followOsTimeZone } from './osZoneFollow.ts';
 import { type CommandHint, commandHint, shellOf } from '../contracts/cli.ts';
@@ -93,14 +93,6 @@ export interface Airlock {
   logRecovery: LogRecoveryReport | null;
   /** Stops the proxy (see ProxyHandle.stop), then writes every row still queued and closes the log; once, however often called. */
   stop(options?: { drainMs?: number }): Promise<StopReport>;
-}
-
-function spendScopes(config: ConfigSource): SpendScope[] {
-  const snapshot = config.snapshot();
-  return [
-    ...snapshot.profiles.map((profile): SpendScope => ({ kind: 'profile', profileId: profile.id })),
-    ...snapshot.clientTokens.map((token): SpendScope => ({ kind: 'client', clientName: token.name })),
-  ];
 }
 
 /**
@@ -237,12 +229,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
         onError,
         onRecordingChange: (message) => console.error(`[airlock] request log: ${message}`),
       }),
-    seed: (opening) =>
-      ledger.seed(
-        spendScopes(config),
-        spentSinceFromLog((query) => opening.spendSince(query)),
-        Date.now(),
-      ),
+    seed: (opening) => seedLedger(ledger, config, opening),
     tellFailure: (error) => tell(requestLogNoticeKind(error), requestLogFailureCause(error)),
     notices: noticeBoard,
   });
@@ -251,6 +238,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   notice('log_start', opened.startNotice);
   notice('log_newer', opened.newerLogNotice);
   const stopFollowingZone = followOsTimeZone(ledger, log);
+  const stopSeedingAdded = seedScopesAddedLater(ledger, config, log);
   const spendGate = createSpendGate({
     ledger,
     ledgerGap: (nowMs) => log.ledgerGap(nowMs),
@@ -320,6 +308,7 @@ async function startWithDataDir(options: AirlockOptions, privacyProblems: string
   /** Ends what this start began around the server, whether the server started or failed to. */
   const stopServices = async (): Promise<void> => {
     stopFollowingZone();
+    stopSeedingAdded();
     control.close();
     following.stop();
     stopKeychainNews();

@@ -120,7 +120,7 @@ export function createSpendGate(deps: SpendGateDeps): SpendGateControl {
       audioCredits: upfront.audioCredits,
       unitsCredits: upfront.unitsCredits,
       ledgerGap: gapAt(owners, atMs),
-      unpricedModel: unpricedModelOf(input),
+      unpricedModel: unpricedModelOf(input, upfront.price),
     });
   }
 
@@ -295,9 +295,8 @@ function hasPeriodCap(budget: Budget | undefined): boolean {
  * or prices it by a unit the request does not state (a video's seconds a relay's request leaves to its
  * gateway): either way no cap could count what it costs.
  */
-function unpricedModelOf(input: SpendCheckInput): UnpricedModel | null {
+function unpricedModelOf(input: SpendCheckInput, price: ModelPrice | undefined): UnpricedModel | null {
   if (input.runsModel !== true || input.upstreamModel === null) return null;
-  const price = priceOfRequest(input.profile.prices, input);
   const units = input.billedUnits ?? null;
   const unit = units?.videoSeconds !== undefined ? 'video seconds' : units?.speechCharacters !== undefined ? 'speech characters' : 'tokens';
   const unpriced = { model: input.upstreamModel, profileName: input.profile.id, unit } as const;
@@ -323,6 +322,8 @@ function scopesOf(input: SpendCheckInput): SpendScope[] {
 
 /** What a request commits before its answer, at its profile's prices. */
 interface Upfront {
+  /** The request's price, looked up once where a cap applies (the unpriced check reads it, not the table again); none in NOTHING_UPFRONT, which no cap reads. */
+  price: ModelPrice | undefined;
   inputCredits: number | null;
   /** A per-call price (an image or video creation's whole cost); only where a cap reads it. */
   perCallCredits: number | null;
@@ -338,6 +339,7 @@ interface Upfront {
 
 /** Shared, never written: a request without a cap or an estimate makes no Upfront of its own. */
 const NOTHING_UPFRONT: Readonly<Upfront> = Object.freeze({
+  price: undefined,
   inputCredits: null,
   perCallCredits: null,
   audioCredits: null,
@@ -367,6 +369,7 @@ function upfrontOf(input: SpendCheckInput, capped: boolean): Upfront {
   const audio = input.uploadAudio ?? null;
   const audioCredits = capped && audio !== null ? audioCostOf(audio.seconds, price, multiplier) : null;
   return {
+    price,
     inputCredits:
       input.estimatedInputTokens === null ? null : inputCostOf(input.estimatedInputTokens, price, multiplier, cacheWrites(input, price)),
     perCallCredits: capped && price?.perCall !== undefined ? price.perCall * multiplier * (input.callsBound ?? 1) : null,

@@ -5,8 +5,9 @@ import type { SpendSinceQuery } from '../contracts/log.ts';
 
 /**
  * Running credit totals per profile and per client token for the current local day and month,
- * kept in memory so the spend gate decides without I/O. Seeded once from the log at start;
- * afterwards every ended request is recorded here as well as in the log.
+ * kept in memory so the spend gate decides without I/O. Seeded from the log at start, and for a
+ * scope added later (app/ledgerScopes.ts); afterwards every ended request is recorded here as well
+ * as in the log.
  */
 export type SpendScope = { kind: 'profile'; profileId: string } | { kind: 'client'; clientName: string };
 
@@ -75,6 +76,12 @@ export class SpendLedger {
         ahead: spentSince(scope, nowMs + 1) > 0 ? spentSince : null,
       });
     }
+  }
+
+  /** Seeds only the scopes it holds no totals for yet: the others count this run's spend, which the log may not have written yet. */
+  seedNew(scopes: readonly SpendScope[], spentSince: SpentSince, nowMs: number): void {
+    const added = scopes.filter((scope) => !this.#totals.has(scopeKey(scope)));
+    if (added.length > 0) this.seed(added, spentSince, nowMs);
   }
 
   /** The client is charged the whole cost; each profile its own part of it (a fallback's left runs, the rest the answering one's). */

@@ -203,3 +203,17 @@ describe('SpendLedger: a start with the clock behind (set right while running)',
     expect(ledger.totals(work, local(0, 16, 1)).dayCredits).toBe(0);
   });
 });
+
+describe('SpendLedger.seedNew', () => {
+  it('seeds a scope added since the start from the log, and leaves one it holds as counted', () => {
+    const now = local(0, 15, 13);
+    const ledger = new SpendLedger();
+    ledger.seed([work], () => 0, now);
+    ledger.record({ profileId: 'work', clientName: null, costCredits: 2, atMs: now });
+    // The log has not written this run's 2 credits yet; it holds 5 of cursor's from before the start.
+    const logSpend = (scope: SpendScope): number => (scope.kind === 'client' ? 5 : 0);
+    ledger.seedNew([work, cursor], logSpend, now);
+    expect(ledger.totals(work, now)).toEqual({ dayCredits: 2, monthCredits: 2 });
+    expect(ledger.totals(cursor, now)).toEqual({ dayCredits: 5, monthCredits: 5 });
+  });
+});

@@ -37,7 +37,9 @@ describe('screens with the settings added lately', () => {
     const audio = page.getByLabel('Per audio minute for whisper-1');
     expect(await audio.inputValue()).toBe('0.006');
     // The table's title names every unit its columns use.
-    expect(await page.getByRole('group', { name: /per 1M tokens, per call or per audio minute/ }).count()).toBe(1);
+    expect(
+      await page.getByRole('group', { name: /per 1M tokens or characters, per call, per audio minute or per video second/ }).count(),
+    ).toBe(1);
     await audio.fill('0.01');
     await page.getByRole('button', { name: 'Save prices' }).click();
     await page.getByText('Prices saved.').waitFor();

@@ -49,7 +49,7 @@ export function PriceEditor({ profileId }: { profileId: string }) {
 
   return (
     <fieldset className="prices">
-      <legend>Prices (credits per 1M tokens, per call or per audio minute)</legend>
+      <legend>Prices (credits per 1M tokens or characters, per call, per audio minute or per video second)</legend>
       <PriceRows
         key={tableGeneration}
         prices={table.prices}

@@ -119,58 +119,61 @@ export function PriceRows({
           {problem}
         </p>
       )}
-      <table className="price-table" ref={table}>
-        <thead>
-          <tr>
-            <th scope="col">Model id</th>
-            {PRICE_FIELDS.map((column) => (
-              <th scope="col" key={column.field}>
-                {column.label}
-              </th>
-            ))}
-            <th scope="col">
-              <span className="visually-hidden">Actions</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {prices.map((price, index) => (
-            // biome-ignore lint/suspicious/noArrayIndexKey: rows have no id of their own (the model id is edited in place), and every input is controlled, so a position is the row's identity
-            <tr key={`${generation}.${index}`}>
-              <td>
-                <input
-                  aria-label="Model id"
-                  value={price.model}
-                  onChange={(event) => update(index, { ...price, model: event.target.value }, `${index}.model`)}
-                />
-              </td>
+      {/* Nine kinds of price do not fit a narrow window: the table scrolls sideways in its own box, not the page. */}
+      <div className="price-table-scroll">
+        <table className="price-table" ref={table}>
+          <thead>
+            <tr>
+              <th scope="col">Model id</th>
               {PRICE_FIELDS.map((column) => (
-                <td key={column.field}>
-                  <DecimalInput
-                    label={`${column.label} for ${price.model || 'new model'}`}
-                    value={price[column.field]}
-                    onText={(text) => update(index, setPriceField(price, column.field, text), `${index}.${column.field}`)}
+                <th scope="col" key={column.field}>
+                  {column.label}
+                </th>
+              ))}
+              <th scope="col">
+                <span className="visually-hidden">Actions</span>
+              </th>
+            </tr>
+          </thead>
+          <tbody>
+            {prices.map((price, index) => (
+              // biome-ignore lint/suspicious/noArrayIndexKey: rows have no id of their own (the model id is edited in place), and every input is controlled, so a position is the row's identity
+              <tr key={`${generation}.${index}`}>
+                <td>
+                  <input
+                    aria-label="Model id"
+                    value={price.model}
+                    onChange={(event) => update(index, { ...price, model: event.target.value }, `${index}.model`)}
                   />
                 </td>
-              ))}
-              <td>
-                <button type="button" onClick={() => remove(index)}>
-                  Remove
+                {PRICE_FIELDS.map((column) => (
+                  <td key={column.field}>
+                    <DecimalInput
+                      label={`${column.label} for ${price.model || 'new model'}`}
+                      value={price[column.field]}
+                      onText={(text) => update(index, setPriceField(price, column.field, text), `${index}.${column.field}`)}
+                    />
+                  </td>
+                ))}
+                <td>
+                  <button type="button" onClick={() => remove(index)}>
+                    Remove
+                  </button>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+          <tfoot>
+            <tr>
+              <td colSpan={PRICE_FIELDS.length + 2}>
+                <button type="button" onClick={() => onChange([...prices, { model: '' }])}>
+                  Add model price
                 </button>
               </td>
             </tr>
-          ))}
-        </tbody>
-        <tfoot>
-          <tr>
-            <td colSpan={PRICE_FIELDS.length + 2}>
-              <button type="button" onClick={() => onChange([...prices, { model: '' }])}>
-                Add model price
-              </button>
-            </td>
-          </tr>
-        </tfoot>
-      </table>
+          </tfoot>
+        </table>
+      </div>
     </>
   );
 }

@@ -1,4 +1,5 @@
 import type { Page } from 'playwright-core';
+import { focusedName } from './support/pageChecks.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SENTINEL_KEY } from '../support/sentinel.ts';
 import { openWindowSession, type WindowSession } from './support/windowSession.ts';
@@ -21,13 +22,7 @@ afterAll(async () => {
   await session?.close();
 });
 
-/** The focused element's name: its label, else its text; "the page" when focus fell to the body. */
-const focused = () =>
-  page.evaluate(() => {
-    const element = document.activeElement;
-    if (element === null || element === document.body) return 'the page';
-    return element.getAttribute('aria-label') ?? element.textContent?.trim() ?? '';
-  });
+const focused = () => focusedName(page);
 
 describe('a button pressed with Enter', () => {
   it('keeps focus on Save key and Add key to pool, whose save empties their field', async () => {

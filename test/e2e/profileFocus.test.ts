@@ -1,6 +1,6 @@
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { axeViolations } from './support/pageChecks.ts';
+import { axeViolations, focusedName } from './support/pageChecks.ts';
 import { openWindowSession, type WindowSession } from './support/windowSession.ts';
 
 /**
@@ -21,13 +21,7 @@ afterAll(async () => {
   await session?.close();
 });
 
-/** The focused element's name as a screen reader would start it: its label, else its text. */
-const focused = () =>
-  page.evaluate(() => {
-    const element = document.activeElement;
-    if (element === null || element === document.body) return 'the page';
-    return element.getAttribute('aria-label') ?? element.textContent?.trim() ?? '';
-  });
+const focused = () => focusedName(page);
 
 async function press(key: string, expected: string): Promise<void> {
   await page.keyboard.press(key);

@@ -1,7 +1,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from './support/windowSession.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_UI_DIR } from '../../proxy/app/control/staticUi.ts';
 import { setActiveProfile } from '../../proxy/app/profiles/configMutations.ts';
@@ -115,12 +116,7 @@ beforeAll(async () => {
   }
   await api('/profiles/main/activate', 'POST');
   clientToken = (await api<TokenSecretResponse>('/tokens', 'POST', { name: 'figures-e2e' })).token;
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-    viewport: { width: 1400, height: 900 },
-  });
+  context = await launchChromium(userDataDir);
   page = context.pages()[0] ?? (await context.newPage());
   await page.goto(running().control.createLoginUrl());
   await page.locator('.status-bar').getByText('Profile:').waitFor();

@@ -1,7 +1,8 @@
 import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from './support/windowSession.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SESSIONS_FILE_NAME } from '../../proxy/app/control/sessionFile.ts';
 import { DEFAULT_UI_DIR } from '../../proxy/app/control/staticUi.ts';
@@ -37,11 +38,7 @@ beforeAll(async () => {
   dataDir = mkdtempSync(path.join(tmpdir(), 'airlock-restart-'));
   userDataDir = mkdtempSync(path.join(tmpdir(), 'airlock-chromium-'));
   airlock = await start(0);
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-  });
+  context = await launchChromium(userDataDir);
   page = context.pages()[0] ?? (await context.newPage());
 });
 

@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import type { BrowserContext, Page } from 'playwright-core';
+import { launchChromium } from './support/windowSession.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEFAULT_UI_DIR } from '../../proxy/app/control/staticUi.ts';
 import { startControlHarness, type ControlHarness } from '../support/controlHarness.ts';
@@ -44,12 +45,7 @@ beforeAll(async () => {
   // Slow chunks so a stream is visibly in flight while the page watches it.
   harness = await startControlHarness({ uiDir: DEFAULT_UI_DIR, simulator: { streamChunkCount: 30, streamChunkIntervalMs: 120 } });
   userDataDir = mkdtempSync(path.join(tmpdir(), 'airlock-chromium-'));
-  context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-    viewport: { width: 1400, height: 900 },
-  });
+  context = await launchChromium(userDataDir);
   page = context.pages()[0] ?? (await context.newPage());
 });
 

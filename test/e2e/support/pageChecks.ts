@@ -118,3 +118,12 @@ export function lowContrastText(page: Page, rootSelector: string, minimumRatio =
     { rootSelector, minimumRatio },
   );
 }
+
+/** The focused element's name as a screen reader would start it: its label, else its text; "the page" when focus fell to the body. */
+export function focusedName(page: Page): Promise<string> {
+  return page.evaluate(() => {
+    const element = document.activeElement;
+    if (element === null || element === document.body) return 'the page';
+    return element.getAttribute('aria-label') ?? element.textContent?.trim() ?? '';
+  });
+}

@@ -23,6 +23,16 @@ export interface WindowSession {
   close(): Promise<void>;
 }
 
+/** Debian's headless Chromium with the flags this machine and CI need, its profile in `userDataDir`, at the window's usual size. */
+export function launchChromium(userDataDir: string): Promise<BrowserContext> {
+  return chromium.launchPersistentContext(userDataDir, {
+    executablePath: '/usr/bin/chromium',
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
+    viewport: { width: 1400, height: 900 },
+  });
+}
+
 async function expectOk(response: Response): Promise<Response> {
   if (!response.ok) throw new Error(`${response.url}: ${response.status} ${await response.text()}`);
   return response;
@@ -47,12 +57,7 @@ export async function openWindowSession(options: { simulator?: SimulatorOptions 
   await expectOk(await harness.api('/profiles/main/activate', { method: 'POST' }));
 
   const userDataDir = mkdtempSync(path.join(tmpdir(), 'airlock-chromium-'));
-  const context = await chromium.launchPersistentContext(userDataDir, {
-    executablePath: '/usr/bin/chromium',
-    headless: true,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update'],
-    viewport: { width: 1400, height: 900 },
-  });
+  const context = await launchChromium(userDataDir);
   await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: harness.proxy.url });
   const page = context.pages()[0] ?? (await context.newPage());
   await page.goto(harness.control.createLoginUrl());

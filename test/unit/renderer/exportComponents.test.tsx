@@ -6,17 +6,12 @@ import { ControlApiError, createControlClient, type ControlClient } from '../../
 import { ExportButtons } from '../../../renderer/src/export/ExportButtons.tsx';
 import { TraceExportSetting } from '../../../renderer/src/export/TraceExportSetting.tsx';
 import type { TraceExportHeaderView, TraceExportView } from '../../../proxy/contracts/traceHeaders.ts';
+import { fakeClient } from './fakeClient.ts';
 
 afterEach(() => {
   cleanup();
   vi.restoreAllMocks();
 });
-
-function fakeClient(overrides: Partial<ControlClient>): ControlClient {
-  return new Proxy(overrides as ControlClient, {
-    get: (target, name: string) => target[name as keyof ControlClient] ?? (() => Promise.reject(new Error(`unexpected call ${name}`))),
-  });
-}
 
 /** The anchor the component clicks to hand the file over, captured instead of downloading. */
 function captureDownloads(): Array<{ name: string; href: string }> {

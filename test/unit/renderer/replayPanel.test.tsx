@@ -10,6 +10,7 @@ import { ControlApiError, type ControlClient } from '../../../renderer/src/api/c
 import { sharedBodyFetch } from '../../../renderer/src/detail/bodyFetch.ts';
 import type { LiveRow } from '../../../renderer/src/live/liveRows.ts';
 import { ReplayPanel } from '../../../renderer/src/detail/ReplayPanel.tsx';
+import { fakeClient } from './fakeClient.ts';
 
 afterEach(cleanup);
 
@@ -84,12 +85,6 @@ const answer: ReplayResponse = {
     answerDiff: null,
   },
 };
-
-function fakeClient(overrides: Partial<ControlClient>): ControlClient {
-  return new Proxy(overrides as ControlClient, {
-    get: (target, name: string) => target[name as keyof ControlClient] ?? (() => Promise.reject(new Error(`unexpected call ${name}`))),
-  });
-}
 
 async function openEditor(client: ControlClient, shown: RequestDetail = detail) {
   render(

@@ -46,6 +46,8 @@ describe('screens with the settings added lately', () => {
     expect(await page.getByLabel('Per audio minute for whisper-1').inputValue()).toBe('0.01');
     expect(await axeViolations(page)).toEqual([]);
     expect(await sidewaysOverflow(page)).toEqual([]);
+    // Every kind of price and the Remove buttons in view at the window's usual size: the table scrolls only in a narrower one.
+    expect(await page.locator('.price-table-scroll').evaluate((box) => box.scrollWidth - box.clientWidth)).toBeLessThanOrEqual(1);
     expect(findSentinel(await page.content())).toBeNull();
     await session.shot('92-prices-audio');
   });

@@ -72,6 +72,11 @@ const MAX_UPSTREAM_MESSAGE_CHARS = 500;
 const MAX_CODE_CHARS = 64;
 
 /** The OpenAI-shaped body a client gets: cause, fix, and what the gateway said (with secrets removed). */
+/** The closest model ids, as every refusal of an unknown model words them (a gateway's 404, a cap's unpriced model). */
+export function didYouMean(modelIds: readonly string[]): string {
+  return `Did you mean: ${modelIds.join(', ')}?`;
+}
+
 export function buildClientError(errorClass: ErrorClass, detail: ClientErrorDetail = {}): OpenAiErrorBody {
   const { meaning, fix } = explainError(errorClass, detail.errorCode);
   const secrets = detail.knownSecrets ?? [];
@@ -85,9 +90,7 @@ export function buildClientError(errorClass: ErrorClass, detail: ClientErrorDeta
   // A status hint is that status's own fix: the generic one ("check the parameters, shorten the conversation") would contradict a firewall's 403.
   parts.push(statusHint ?? fix);
   if (detail.mayHaveCreated === true) parts.push(MAY_HAVE_CREATED_HINT);
-  if (errorClass === 'model_not_found' && detail.suggestions && detail.suggestions.length > 0) {
-    parts.push(`Did you mean: ${detail.suggestions.join(', ')}?`);
-  }
+  if (errorClass === 'model_not_found' && detail.suggestions && detail.suggestions.length > 0) parts.push(didYouMean(detail.suggestions));
   if (detail.upstreamMessage) {
     const said = collapseWhitespace(redactSecrets(detail.upstreamMessage, secrets));
     // A connection that failed has Node's words for it: the gateway said nothing.

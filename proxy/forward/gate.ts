@@ -10,6 +10,7 @@ import { routeFor } from '../protocols/registry.ts';
 import { UNPRICED_MODEL_CODE } from '../spend/budgetDecision.ts';
 import { cachedGatewayModels } from './gatewayModels.ts';
 import { closestModelIds } from './modelSuggestions.ts';
+import { didYouMean } from '../core/clientError.ts';
 import type { ExchangePlan } from './plan.ts';
 import { STOPPED, untilStopped } from './shutdown.ts';
 import { ANSWERED, secretsOf, type Gated, type Planned, type Refused } from './stageRecords.ts';
@@ -80,8 +81,8 @@ function withModelHint(refusal: LocalRefusal, planned: Planned): LocalRefusal {
   const listed = cachedGatewayModels(planned.target.profile)?.ids;
   if (model === null || listed === undefined || listed.includes(model)) return refusal;
   const closest = closestModelIds(model, listed);
-  // Worded as a model-not-found answer words it (clientError.ts), so a typo reads the same refused here or there.
-  const hint = closest.length === 0 ? '' : ` Did you mean: ${closest.join(', ')}?`;
+  // Worded as a model-not-found answer words it, so a typo reads the same refused here or there.
+  const hint = closest.length === 0 ? '' : ` ${didYouMean(closest)}`;
   return { ...refusal, message: `${refusal.message} The gateway's model list has no ${JSON.stringify(model)}.${hint}` };
 }
 

@@ -4,22 +4,19 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from './support/windowSession.ts';
+import { servedAirlock } from './support/servedAirlock.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_UI_DIR } from '../../proxy/app/control/staticUi.ts';
 import type { TokenSecretResponse } from '../../proxy/contracts/clientTokens.ts';
-import { type Airlock, startAirlock } from '../../proxy/app/startAirlock.ts';
-import { CONTROL_TOKEN_ACCOUNT } from '../../proxy/contracts/secretStore.ts';
+import type { Airlock } from '../../proxy/app/startAirlock.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../simulator/index.ts';
 import { CONTROL_TOKEN } from '../support/controlHarness.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../support/http.ts';
-import { memorySecretStore } from '../support/memorySecretStore.ts';
 import { SENTINEL_KEY } from '../support/sentinel.ts';
 
 /**
  * The live view across the proxy restarting (its event stream drops and comes back) and the
  * window's session ending, as `airlock serve` restarted on the same port and data directory.
  */
-const secrets = memorySecretStore({ [CONTROL_TOKEN_ACCOUNT]: CONTROL_TOKEN });
 let dataDir = '';
 let userDataDir = '';
 let airlock: Airlock | null = null;
@@ -28,24 +25,15 @@ let context: BrowserContext;
 let page: Page;
 let clientToken = '';
 
-const start = (port: number) =>
-  startAirlock({ dataDir, port, env: {}, secrets, homeDir: path.join(dataDir, 'home'), uiDir: DEFAULT_UI_DIR });
+const served = servedAirlock(() => dataDir);
+const start = served.start;
 
 function running(): Airlock {
   if (!airlock) throw new Error('Airlock is not running');
   return airlock;
 }
 
-async function api<T>(pathAndQuery: string, method = 'GET', body?: unknown): Promise<T> {
-  const response = await fetch(`${running().proxy.url}/_airlock/api${pathAndQuery}`, {
-    method,
-    headers: { authorization: `Bearer ${CONTROL_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${pathAndQuery}: ${response.status} ${text}`);
-  return (text === '' ? undefined : JSON.parse(text)) as T;
-}
+const api = <T>(pathAndQuery: string, method = 'GET', body?: unknown): Promise<T> => served.api<T>(running(), pathAndQuery, method, body);
 
 /** Stops Airlock and starts it again on the same port: the window's event stream drops. */
 async function restart(): Promise<void> {

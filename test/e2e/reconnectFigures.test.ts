@@ -3,16 +3,13 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { BrowserContext, Page } from 'playwright-core';
 import { launchChromium } from './support/windowSession.ts';
+import { servedAirlock } from './support/servedAirlock.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_UI_DIR } from '../../proxy/app/control/staticUi.ts';
 import { setActiveProfile } from '../../proxy/app/profiles/configMutations.ts';
-import { type Airlock, startAirlock } from '../../proxy/app/startAirlock.ts';
+import type { Airlock } from '../../proxy/app/startAirlock.ts';
 import type { TokenSecretResponse } from '../../proxy/contracts/clientTokens.ts';
-import { CONTROL_TOKEN_ACCOUNT } from '../../proxy/contracts/secretStore.ts';
 import { startGatewaySimulator, type GatewaySimulator } from '../simulator/index.ts';
-import { CONTROL_TOKEN } from '../support/controlHarness.ts';
 import { chatBody, JSON_HEADERS, rawRequest } from '../support/http.ts';
-import { memorySecretStore } from '../support/memorySecretStore.ts';
 import { SECOND_SENTINEL_KEY, SENTINEL_KEY } from '../support/sentinel.ts';
 import { seedRequestLog } from './support/seedRequestLog.ts';
 
@@ -21,7 +18,6 @@ import { seedRequestLog } from './support/seedRequestLog.ts';
  * event stream drops and comes back) and while the active profile is switched outside the window
  * (the tray, the CLI), as `airlock serve` restarted on the same port and data directory.
  */
-const secrets = memorySecretStore({ [CONTROL_TOKEN_ACCOUNT]: CONTROL_TOKEN });
 let dataDir = '';
 let userDataDir = '';
 let airlock: Airlock | null = null;
@@ -33,24 +29,15 @@ let page: Page;
 let clientToken = '';
 const EVENTS = '**/_airlock/api/events';
 
-const start = (port: number) =>
-  startAirlock({ dataDir, port, env: {}, secrets, homeDir: path.join(dataDir, 'home'), uiDir: DEFAULT_UI_DIR });
+const served = servedAirlock(() => dataDir);
+const start = served.start;
 
 function running(): Airlock {
   if (!airlock) throw new Error('Airlock is not running');
   return airlock;
 }
 
-async function api<T>(pathAndQuery: string, method = 'GET', body?: unknown): Promise<T> {
-  const response = await fetch(`${running().proxy.url}/_airlock/api${pathAndQuery}`, {
-    method,
-    headers: { authorization: `Bearer ${CONTROL_TOKEN}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    body: body === undefined ? undefined : JSON.stringify(body),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`${method} ${pathAndQuery}: ${response.status} ${text}`);
-  return (text === '' ? undefined : JSON.parse(text)) as T;
-}
+const api = <T>(pathAndQuery: string, method = 'GET', body?: unknown): Promise<T> => served.api<T>(running(), pathAndQuery, method, body);
 
 /** A turn of the agent session `sessionId`, logged before this resolves. */
 async function turn(sessionId: string, content: string): Promise<void> {
